@@ -1,0 +1,75 @@
+/**
+ * Machine-readable error codes. Each names what went wrong, not where it was thrown.
+ */
+export type SwitchboardErrorCode =
+  | 'graph_definition'
+  | 'node_failed'
+  | 'invalid_node_result'
+  | 'route_failed'
+  | 'node_not_found'
+  | 'run_cancelled'
+  | 'run_waiting'
+  | 'not_json'
+  | 'internal';
+
+/** Who is at fault: the caller's code or input, Switchboard itself, or a model. */
+export type ErrorFault = 'user' | 'system' | 'model';
+
+/** Options shared by every Switchboard error. */
+export interface SwitchboardErrorOptions {
+  code: SwitchboardErrorCode;
+  fault?: ErrorFault;
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * The base of every error Switchboard raises or reports in a run. Messages say what was expected,
+ * what was received and how to fix it; they never carry secrets or whole prompts.
+ */
+export class SwitchboardError extends Error {
+  override readonly name: string = 'SwitchboardError';
+  readonly code: SwitchboardErrorCode;
+  readonly fault: ErrorFault;
+  readonly retryable: boolean;
+
+  constructor(message: string, options: SwitchboardErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.fault = options.fault ?? 'user';
+    this.retryable = options.retryable ?? false;
+  }
+
+  /** A plain JSON description, safe to store and send. */
+  toJSON(): SerializedError {
+    return { name: this.name, code: this.code, message: this.message };
+  }
+}
+
+/** The JSON form of an error as it appears in machine context and events. */
+export interface SerializedError {
+  name: string;
+  code: string;
+  message: string;
+}
+
+/** Serializes any thrown value to {name, code, message}. */
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof SwitchboardError) return error.toJSON();
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, code: typeof code === 'string' ? code : 'error', message: error.message };
+  }
+  return { name: 'Error', code: 'error', message: describeThrown(error) };
+}
+
+/** A short human description of a thrown value, whatever its type. */
+export function describeThrown(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

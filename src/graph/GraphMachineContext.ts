@@ -1,0 +1,73 @@
+import type { AgentRequest, AgentResult } from './AgentNode.js';
+import type { StateDelta } from './SharedState.js';
+import type { EdgeKind } from './WorkflowEvent.js';
+import type { RunStatus } from './WorkflowRun.js';
+import type { SerializedError } from '../errors/SwitchboardError.js';
+
+/** The routing decision kept in context between the node's completion and the routing guards. */
+export type ContextDecision =
+  | { entry: number; to: string; kind: EdgeKind; routeKey?: string }
+  | { entry: -2; to: null; kind: 'error' };
+
+/**
+ * The machine's context. Plain JSON, so `getPersistedSnapshot()` round-trips through
+ * `JSON.stringify`. `path` and `state` are updated in place (O(1) per step); serialize a persisted
+ * snapshot when you take it rather than keeping the object.
+ */
+export interface GraphMachineContext {
+  runId: string;
+  graph: string;
+  /** The request the current node got, then (after it) the request for the next node. */
+  request: AgentRequest;
+  /** The last node's result. */
+  result: AgentResult | null;
+  state: Record<string, unknown>;
+  path: string[];
+  steps: number;
+  maxSteps: number;
+  status: 'running' | RunStatus;
+  /** The node in flight, if any. */
+  inFlight: string | null;
+  /** The last completed node's writes to the shared state. */
+  delta: StateDelta | null;
+  decision: ContextDecision | null;
+  error: SerializedError | null;
+}
+
+/** The machine's input: `{ request, runId?, maxSteps?, state? }`. */
+export interface GraphMachineInput {
+  request: AgentRequest | string;
+  runId?: string;
+  maxSteps?: number;
+  state?: Record<string, unknown>;
+}
+
+/** What the machine resolves to when it reaches a final state (JSON; `state` is a plain object). */
+export interface GraphMachineOutput {
+  runId: string;
+  status: RunStatus;
+  result: AgentResult | null;
+  outputText: string | null;
+  path: string[];
+  steps: number;
+  state: Record<string, unknown>;
+  error: SerializedError | null;
+}
+
+/** The event that cancels a run. */
+export interface CancelEvent {
+  type: 'workflow.cancel';
+}
+
+/** What a node actor receives (persisted with the snapshot while the node is in flight). */
+export interface NodeActorInput {
+  runId: string;
+  request: AgentRequest;
+  step: number;
+}
+
+/** What a node actor resolves to. */
+export interface NodeActorOutput {
+  result: AgentResult | null;
+  durationMs: number;
+}

@@ -1,0 +1,52 @@
+import type { GraphNode, StateCondition, StateRouter } from './AgentNode.js';
+import type { EdgeKind } from './WorkflowEvent.js';
+
+/** One possible hop out of a node, in priority order. Guards in the machine refer to it by index. */
+export interface RouteEntry {
+  kind: Exclude<EdgeKind, 'end'>;
+  /** Group index for `conditional`, transition index for `transition`. */
+  index: number;
+  to: string;
+  /** The target's state key, or null for `END`. */
+  toKey: string | null;
+  /** For a conditional group with a route map: the keys that lead to `to`. */
+  keys?: string[];
+}
+
+/** A conditional-edge group after validation. */
+export interface CompiledGroup {
+  router: StateRouter;
+  routeMap: ReadonlyMap<string, string> | null;
+  /** Target id → index in the node's `routes`. */
+  entries: ReadonlyMap<string, number>;
+}
+
+/** A transition after validation. */
+export interface CompiledTransition {
+  to: string;
+  condition: StateCondition | null;
+  entry: number;
+}
+
+/** A node with its outgoing routing, ready to become an XState state. */
+export interface CompiledNode {
+  id: string;
+  key: string;
+  node: GraphNode;
+  groups: CompiledGroup[];
+  transitions: CompiledTransition[];
+  routes: RouteEntry[];
+}
+
+/** A validated graph: what the machine compiler consumes. */
+export interface GraphSpec {
+  name: string;
+  kind: 'graph' | 'sequential';
+  start: CompiledNode | null;
+  nodes: CompiledNode[];
+  /** Nodes by state key (ids may repeat in a sequential workflow; keys never do). */
+  byKey: ReadonlyMap<string, CompiledNode>;
+  maxSteps: number;
+  /** False for sequential workflows, which never loop and have no fuse. */
+  fused: boolean;
+}

@@ -1,0 +1,89 @@
+import type { AnyActorRef } from 'xstate';
+import { SharedState } from './SharedState.js';
+import { WorkflowContext } from './WorkflowContext.js';
+import type { WorkflowEvent } from './WorkflowEvent.js';
+import { systemClock, type Clock } from './RunOptions.js';
+import type { SwitchboardError } from '../errors/SwitchboardError.js';
+
+/** Distributes an event type over a union, so each member loses its envelope separately. */
+type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'runId' | 'seq' | 'at'> : never;
+
+/** An event before the runtime stamps its envelope. */
+export type PendingEvent = WithoutEnvelope<WorkflowEvent>;
+
+/**
+ * What a run needs that cannot live in the JSON machine context: the live state map, the session,
+ * the event sink, the clock and the thrown errors (with their causes). One per machine actor.
+ */
+export class RunRuntime {
+  readonly session: unknown;
+  readonly streaming: boolean;
+  readonly clock: Clock;
+  /** The real error behind a `failed` run; the context only holds its JSON form. */
+  error: SwitchboardError | null = null;
+  #onEvent: ((event: WorkflowEvent) => void) | undefined;
+  #seq: number;
+  #context: WorkflowContext | null = null;
+  #boundTo: Record<string, unknown> | null = null;
+
+  constructor(options: {
+    session?: unknown;
+    streaming?: boolean;
+    clock?: Clock;
+    onEvent?: (event: WorkflowEvent) => void;
+    /** The last sequence number already used (non-zero when a run continues). */
+    seq?: number;
+  } = {}) {
+    this.session = options.session;
+    this.streaming = options.streaming ?? false;
+    this.clock = options.clock ?? systemClock;
+    this.#onEvent = options.onEvent;
+    this.#seq = options.seq ?? 0;
+  }
+
+  /** True when someone listens, so callers can skip building events nobody reads. */
+  get listening(): boolean {
+    return this.#onEvent !== undefined;
+  }
+
+  /** Stamps the envelope on an event and delivers it. */
+  emit(runId: string, event: PendingEvent): void {
+    if (this.#onEvent === undefined) return;
+    this.#seq += 1;
+    this.#onEvent({ ...event, runId, seq: this.#seq, at: this.clock.now() } as WorkflowEvent);
+  }
+
+  /**
+   * The context for the machine's current state object. The live map is built from the JSON state
+   * once per actor (or after a restore), then kept in step with it change by change.
+   */
+  bind(runId: string, state: Record<string, unknown>): WorkflowContext {
+    if (this.#context === null || this.#boundTo !== state) {
+      this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state), session: this.session });
+      this.#boundTo = state;
+    }
+    return this.#context;
+  }
+
+  /** The bound context, if any node has run or `bind` was called. */
+  get context(): WorkflowContext | null {
+    return this.#context;
+  }
+}
+
+const runtimes = new WeakMap<AnyActorRef, RunRuntime>();
+
+/** Attaches a runtime to a machine actor before it starts. */
+export function attachRuntime(actor: AnyActorRef, runtime: RunRuntime): void {
+  runtimes.set(actor, runtime);
+}
+
+/** The runtime of a machine actor; an actor created directly with `createActor` gets a quiet default. */
+export function runtimeOf(actor: AnyActorRef): RunRuntime {
+  let runtime = runtimes.get(actor);
+  if (runtime === undefined) {
+    runtime = new RunRuntime();
+    runtimes.set(actor, runtime);
+  }
+  return runtime;
+}

@@ -1,0 +1,89 @@
+import type { AgentRequest, GraphNode } from './AgentNode.js';
+import { compileMachine, type GraphMachine } from './compileMachine.js';
+import type { CompiledNode, GraphSpec } from './GraphSpec.js';
+import { executeRun } from './executeRun.js';
+import type { RunOptions } from './RunOptions.js';
+import { stateKey } from './stateKey.js';
+import { streamRun } from './streamRun.js';
+import type { Workflow } from './Workflow.js';
+import type { WorkflowEvent } from './WorkflowEvent.js';
+import type { WorkflowRun } from './WorkflowRun.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+
+/** The id a node gets in `path`: its `name` when it has a non-blank one, else `step-<n>`. */
+function nodeId(node: GraphNode, index: number): string {
+  const name = (node as { name?: unknown }).name;
+  return typeof name === 'string' && name.trim() !== '' ? name : `step-${index + 1}`;
+}
+
+/**
+ * Runs nodes one after another in insertion order with the same handoff as `StateGraph` (a node's
+ * `outputText` becomes the next node's input). It never loops, so it has no fuse. Its result is
+ * the last node's result (null for an empty workflow).
+ *
+ * @example
+ * const chain = new SequentialWorkflow()
+ *   .addNode(() => 'step1')
+ *   .addNode((_ctx, req) => `echo:${String(req.input)}`);
+ * const run = await chain.run('go'); // run.outputText === 'echo:step1'
+ */
+export class SequentialWorkflow implements Workflow {
+  readonly name: string;
+  readonly #nodes: GraphNode[] = [];
+  #machine: GraphMachine | null = null;
+
+  constructor(options: { name?: string } = {}) {
+    this.name = options.name ?? 'sequential';
+  }
+
+  /** Appends a node. */
+  addNode(node: GraphNode): this {
+    const isNode = typeof node === 'function' || (node !== null && typeof node === 'object' && typeof node.execute === 'function');
+    if (!isNode) {
+      throw new GraphDefinitionError(`SequentialWorkflow.addNode: expected a function or an object with execute(ctx, request); received ${node === null ? 'null' : typeof node}`);
+    }
+    this.#nodes.push(node);
+    this.#machine = null;
+    return this;
+  }
+
+  /** The XState machine: a chain of node states. */
+  toMachine(): GraphMachine {
+    this.#machine ??= compileMachine(this.#spec());
+    return this.#machine;
+  }
+
+  /** Runs every node in order; `RunOptions.maxSteps` is checked but there is no fuse to trip. */
+  run(input: string | AgentRequest, options: RunOptions = {}): Promise<WorkflowRun> {
+    try {
+      return executeRun(this.toMachine(), input, options, false);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Runs every node in order and yields the events; nodes' `executeStream` is used. */
+  stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
+    return streamRun((i, o) => executeRun(this.toMachine(), i, o, true), input, options);
+  }
+
+  #spec(): GraphSpec {
+    const keys = new Set<string>();
+    const nodes: CompiledNode[] = this.#nodes.map((node, index) => {
+      const id = nodeId(node, index);
+      // A name may repeat (the same agent twice); its state key must not.
+      let key = stateKey(id);
+      while (keys.has(key)) key = `${key}~${index + 1}`;
+      keys.add(key);
+      return { id, key, node, groups: [], transitions: [], routes: [] };
+    });
+    nodes.forEach((node, index) => {
+      const next = nodes[index + 1];
+      if (next === undefined) return;
+      node.transitions.push({ to: next.id, condition: null, entry: 0 });
+      node.routes.push({ kind: 'transition', index: 0, to: next.id, toKey: next.key });
+    });
+    const byKey = new Map(nodes.map((n) => [n.key, n]));
+    return { name: this.name, kind: 'sequential', start: nodes[0] ?? null, nodes, byKey, maxSteps: Math.max(nodes.length, 1), fused: false };
+  }
+}

@@ -1,0 +1,81 @@
+import type { AgentNode, AgentRequest, AgentResult, NodeEmit } from './AgentNode.js';
+import type { RunOptions } from './RunOptions.js';
+import type { Workflow } from './Workflow.js';
+import type { WorkflowContext } from './WorkflowContext.js';
+import type { WorkflowEvent } from './WorkflowEvent.js';
+import type { WorkflowRun } from './WorkflowRun.js';
+import { SwitchboardError } from '../errors/SwitchboardError.js';
+import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
+
+/** Turns a finished run into the agent's answer: the last result, or the reason there is none. */
+function settle(run: WorkflowRun): AgentResult | null {
+  switch (run.status) {
+    case 'completed':
+    case 'max-steps':
+      return run.result;
+    case 'failed':
+      throw run.error;
+    case 'cancelled':
+      throw new WorkflowCancelledError(run.runId);
+    case 'waiting':
+      throw new SwitchboardError(`run ${run.runId} is waiting for a human reply; resume it to get its result`, {
+        code: 'run_waiting',
+        retryable: true,
+      });
+  }
+}
+
+/**
+ * A workflow used as an agent: `run(input)` resolves to the workflow's last result, and since it is
+ * also an `AgentNode`, a whole workflow can be a node of another graph.
+ *
+ * @example
+ * const agent = new WorkflowAgent(graph);
+ * const result = await agent.run('it is cold'); // result?.outputText
+ */
+export class WorkflowAgent implements AgentNode {
+  readonly workflow: Workflow;
+  readonly session: unknown;
+
+  constructor(workflow: Workflow, session?: unknown) {
+    this.workflow = workflow;
+    this.session = session;
+  }
+
+  /** The wrapped workflow's name. */
+  get name(): string {
+    return this.workflow.name;
+  }
+
+  /**
+   * Resolves to the last result for `completed` and `max-steps` runs; rejects with `run.error` for
+   * `failed` and with an `AbortError` for `cancelled`.
+   */
+  async run(input: string | AgentRequest, options: RunOptions = {}): Promise<AgentResult | null> {
+    return settle(await this.workflow.run(input, this.#options(options)));
+  }
+
+  /** The workflow's events; the last one is `run.completed`. */
+  stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
+    return this.workflow.stream(input, this.#options(options));
+  }
+
+  /** As a node: runs the workflow with the outer node's signal and session. */
+  execute(ctx: WorkflowContext, request: AgentRequest): Promise<AgentResult | null> {
+    return this.run(request, { signal: ctx.signal, session: this.session ?? ctx.session });
+  }
+
+  /** As a streaming node: forwards the inner run's events as `workflow.event` events. */
+  async executeStream(ctx: WorkflowContext, request: AgentRequest, emit: NodeEmit): Promise<AgentResult | null> {
+    let last: WorkflowRun | null = null;
+    for await (const event of this.stream(request, { signal: ctx.signal, session: this.session ?? ctx.session })) {
+      if (event.type === 'run.completed') last = (event as { run: WorkflowRun }).run;
+      else emit({ type: 'workflow.event', workflow: this.workflow.name, event });
+    }
+    return settle(last!);
+  }
+
+  #options(options: RunOptions): RunOptions {
+    return this.session === undefined || options.session !== undefined ? options : { ...options, session: this.session };
+  }
+}

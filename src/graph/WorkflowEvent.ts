@@ -1,0 +1,109 @@
+import type { AgentRequest, AgentResult } from './AgentNode.js';
+import type { StateDelta } from './SharedState.js';
+import type { SerializedError } from '../errors/SwitchboardError.js';
+import type { WorkflowRun } from './WorkflowRun.js';
+
+/** Fields every event carries. `seq` counts 1, 2, 3… per run; `at` is epoch milliseconds. */
+export interface EventEnvelope {
+  runId: string;
+  seq: number;
+  at: number;
+}
+
+/** How the next hop was chosen: a conditional group, a transition, or nothing matched. */
+export type EdgeKind = 'conditional' | 'transition' | 'end';
+
+/** The run began. */
+export interface RunStartedEvent extends EventEnvelope {
+  type: 'run.started';
+  graph: string;
+  request: AgentRequest;
+}
+
+/** A node is about to execute. `step` is 1-based and counts toward `maxSteps`. */
+export interface NodeStartedEvent extends EventEnvelope {
+  type: 'node.started';
+  nodeId: string;
+  step: number;
+  request: AgentRequest;
+}
+
+/** A node returned. `delta` lists the shared-state keys it wrote or removed. */
+export interface NodeCompletedEvent extends EventEnvelope {
+  type: 'node.completed';
+  nodeId: string;
+  step: number;
+  result: AgentResult | null;
+  durationMs: number;
+  delta: StateDelta | null;
+}
+
+/** A node threw, or returned something that is not a result. */
+export interface NodeFailedEvent extends EventEnvelope {
+  type: 'node.failed';
+  nodeId: string;
+  step: number;
+  error: SerializedError;
+}
+
+/** The run was cancelled while this node was in flight. */
+export interface NodeCancelledEvent extends EventEnvelope {
+  type: 'node.cancelled';
+  nodeId: string;
+  step: number;
+}
+
+/** A router or condition threw, or a router named an unknown node. */
+export interface RouteFailedEvent extends EventEnvelope {
+  type: 'route.failed';
+  nodeId: string;
+  step: number;
+  error: SerializedError;
+}
+
+/** The routing step chose the next hop. `to` is `END` when the graph ends here. */
+export interface EdgeTraversedEvent extends EventEnvelope {
+  type: 'edge.traversed';
+  from: string;
+  to: string;
+  kind: EdgeKind;
+  /** For `conditional`: the 0-based group on `from`; for `transition`: its 0-based index. */
+  index?: number;
+  /** For `conditional`: what the router returned. */
+  routeKey?: string;
+}
+
+/** The last event of every run, whatever its status. */
+export interface RunCompletedEvent extends EventEnvelope {
+  type: 'run.completed';
+  run: WorkflowRun;
+}
+
+/** An event a node passed to `emit` in `executeStream`, with the envelope and its node id added. */
+export interface NodeCustomEvent extends EventEnvelope {
+  type: string;
+  nodeId: string;
+  [field: string]: unknown;
+}
+
+/** The engine's own events. */
+export type EngineEvent =
+  | RunStartedEvent
+  | NodeStartedEvent
+  | NodeCompletedEvent
+  | NodeFailedEvent
+  | NodeCancelledEvent
+  | RouteFailedEvent
+  | EdgeTraversedEvent
+  | RunCompletedEvent;
+
+/** Everything `stream()` yields and `RunOptions.onEvent` receives. */
+export type WorkflowEvent = EngineEvent | NodeCustomEvent;
+
+/** Narrows a workflow event to one of the engine's event types. */
+export function isEngineEvent<T extends EngineEvent['type']>(
+  event: WorkflowEvent,
+  type: T,
+): event is Extract<EngineEvent, { type: T }> {
+  return event.type === type;
+}

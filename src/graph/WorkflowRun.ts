@@ -1,0 +1,23 @@
+import type { AgentResult } from './AgentNode.js';
+import type { SwitchboardError } from '../errors/SwitchboardError.js';
+
+/** How a run ended (or, for `waiting`, where it stopped). */
+export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled';
+
+/** The outcome of `graph.run()`: every run ends with an explicit status. */
+export interface WorkflowRun {
+  runId: string;
+  status: RunStatus;
+  /** The last node's result, or null when no node produced one. */
+  result: AgentResult | null;
+  /** `result?.outputText ?? null`. */
+  outputText: string | null;
+  /** Node ids in execution order, including a node that failed or was cancelled. */
+  path: string[];
+  /** Node executions counted against the `maxSteps` fuse. */
+  steps: number;
+  /** The final shared state. */
+  state: Map<string, unknown>;
+  /** Set when the run `failed` (a Switchboard error whose `cause` is what was thrown). */
+  error?: SwitchboardError;
+}

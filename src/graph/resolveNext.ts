@@ -1,0 +1,69 @@
+import type { AgentRequest, AgentResult } from './AgentNode.js';
+import type { CompiledNode } from './GraphSpec.js';
+import { END } from './END.js';
+import type { WorkflowContext } from './WorkflowContext.js';
+import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { describeThrown } from '../errors/SwitchboardError.js';
+
+/** The routing decision for one step: an index into the node's routes, -1 to end, or an error. */
+export type RouteDecision =
+  | { entry: number; routeKey?: string }
+  | { entry: -2; error: WorkflowExecutionError };
+
+/**
+ * Picks the next hop of `node`, in the fixed priority order: conditional groups in registration
+ * order (null/undefined or a route-map miss skips the group), then transitions in registration
+ * order (the first without a condition or whose condition is true wins), then the end. Each router
+ * and condition is called at most once, lazily, and never after a match.
+ */
+export function resolveNext(
+  node: CompiledNode,
+  ctx: WorkflowContext,
+  request: AgentRequest,
+  result: AgentResult | null,
+): RouteDecision {
+  for (let g = 0; g < node.groups.length; g++) {
+    const group = node.groups[g]!;
+    let key: unknown;
+    try {
+      key = group.router(ctx, request, result);
+    } catch (cause) {
+      return fail(node, `router #${g + 1} of node "${node.id}" threw: ${describeThrown(cause)}`, 'route_failed', cause);
+    }
+    if (key === null || key === undefined) continue;
+    if (typeof key !== 'string') {
+      const what = key instanceof Promise ? 'a Promise (routers must be synchronous)' : `a ${typeof key}`;
+      return fail(node, `router #${g + 1} of node "${node.id}" returned ${what}; return a node id, END, a route-map key, or null to skip`, 'route_failed');
+    }
+    const target = group.routeMap === null ? key : group.routeMap.get(key);
+    if (target === undefined) continue;
+    const entry = group.entries.get(target);
+    if (entry === undefined) {
+      return fail(
+        node,
+        `node not found: ${target} (returned by router #${g + 1} of node "${node.id}"); return an id added with addNode(), END, or null to skip the group`,
+        'node_not_found',
+      );
+    }
+    return { entry, routeKey: key };
+  }
+  for (const transition of node.transitions) {
+    if (transition.condition === null) return { entry: transition.entry };
+    let taken: unknown;
+    try {
+      taken = transition.condition(ctx, request, result);
+    } catch (cause) {
+      const to = transition.to === END ? 'END' : `"${transition.to}"`;
+      return fail(node, `condition of transition "${node.id}" → ${to} threw: ${describeThrown(cause)}`, 'route_failed', cause);
+    }
+    if (taken instanceof Promise) {
+      return fail(node, `condition of transition "${node.id}" → "${transition.to}" returned a Promise; conditions must be synchronous`, 'route_failed');
+    }
+    if (taken) return { entry: transition.entry };
+  }
+  return { entry: -1 };
+}
+
+function fail(node: CompiledNode, message: string, code: 'route_failed' | 'node_not_found', cause?: unknown): RouteDecision {
+  return { entry: -2, error: new WorkflowExecutionError(message, { code, nodeId: node.id, cause }) };
+}
