@@ -9,5 +9,7 @@ export default defineConfig({
     // A run that executes no test is a failure.
     passWithNoTests: false,
     pool: 'forks',
+    // The long-run test measures heap after a forced GC.
+    execArgv: ['--expose-gc'],
   },
 });

@@ -1,0 +1,25 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+const run = (file: string): string =>
+  execFileSync(process.execPath, ['--import', 'tsx', `examples/${file}`], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
+
+describe('examples', () => {
+  it('01-sequential-chain prints its path', () => {
+    expect(run('01-sequential-chain.ts')).toContain('path:   draft → polish → shout');
+  });
+
+  it('02-route-then-converge routes each question and converges', () => {
+    const out = run('02-route-then-converge.ts');
+    expect(out).toContain('path:   route → weather → final');
+    expect(out).toContain('path:   route → generic → final');
+    expect(out).toContain('route:  weather');
+  });
+
+  it('03-loop-with-fuse converges once and trips the fuse once', () => {
+    const out = run('03-loop-with-fuse.ts');
+    expect(out).toContain('status: completed');
+    expect(out).toContain('status: max-steps');
+    expect(out).toContain('path:   draft → review → draft → review → draft → review → draft');
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { StateGraph, type WorkflowEvent } from '../../src/index.js';
+
+describe('cancellation', () => {
+  it('aborts the running node signal and ends the run cancelled', async () => {
+    const controller = new AbortController();
+    let nodeSignal: AbortSignal | undefined;
+    const graph = new StateGraph()
+      .addNode('first', () => 'one')
+      .addNode('wait', (ctx) => {
+        nodeSignal = ctx.signal;
+        setTimeout(() => controller.abort(), 5);
+        return new Promise(() => {});
+      })
+      .addNode('never', () => 'never')
+      .start('first')
+      .addEdge('first', 'wait')
+      .addEdge('wait', 'never');
+    const events: WorkflowEvent[] = [];
+    const run = await graph.run('x', { signal: controller.signal, onEvent: (e) => events.push(e) });
+    expect(run.status).toBe('cancelled');
+    expect(nodeSignal?.aborted).toBe(true);
+    expect(run.path).toEqual(['first', 'wait']);
+    expect(run.steps).toBe(2);
+    expect(run.outputText).toBe('one');
+    expect(events.map((e) => e.type)).toContain('node.cancelled');
+    expect(events.find((e) => e.type === 'node.cancelled')).toMatchObject({ nodeId: 'wait', step: 2 });
+  });
+
+  it('runs nothing when the signal is already aborted', async () => {
+    let ran = false;
+    const graph = new StateGraph().addNode('a', () => {
+      ran = true;
+      return 'a';
+    }).start('a');
+    const run = await graph.run('x', { signal: AbortSignal.abort() });
+    expect(run.status).toBe('cancelled');
+    expect(run.path).toEqual([]);
+    expect(ran).toBe(false);
+  });
+});
