@@ -10,6 +10,16 @@ export type SwitchboardErrorCode =
   | 'run_cancelled'
   | 'run_waiting'
   | 'not_json'
+  | 'store_config'
+  | 'store_corrupt'
+  | 'store_unavailable'
+  | 'run_not_found'
+  | 'run_conflict'
+  | 'run_not_waiting'
+  | 'run_finished'
+  | 'graph_changed'
+  | 'snapshot_version'
+  | 'invalid_reply'
   | 'internal';
 
 /** Who is at fault: the caller's code or input, Switchboard itself, or a model. */

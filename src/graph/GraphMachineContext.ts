@@ -30,8 +30,20 @@ export interface GraphMachineContext {
   inFlight: string | null;
   /** The last completed node's writes to the shared state. */
   delta: StateDelta | null;
+  /** How long the last completed node took (for a human node: how long the run waited). */
+  durationMs: number;
+  /** Set while the run waits at a human node. */
+  waiting: WaitingInfo | null;
   decision: ContextDecision | null;
   error: SerializedError | null;
+}
+
+/** Where and why a run waits for a human. */
+export interface WaitingInfo {
+  nodeId: string;
+  reason: string;
+  /** Epoch ms when the run started waiting. */
+  since: number;
 }
 
 /** The machine's input: `{ request, runId?, maxSteps?, state? }`. */
@@ -52,12 +64,22 @@ export interface GraphMachineOutput {
   steps: number;
   state: Record<string, unknown>;
   error: SerializedError | null;
+  waiting: WaitingInfo | null;
 }
 
 /** The event that cancels a run. */
 export interface CancelEvent {
   type: 'workflow.cancel';
 }
+
+/** The event that resumes a run waiting at a human node. */
+export interface HumanReplyEvent {
+  type: 'human.reply';
+  reply: string;
+}
+
+/** Every event a graph machine accepts. */
+export type GraphMachineEvent = CancelEvent | HumanReplyEvent;
 
 /** What a node actor receives (persisted with the snapshot while the node is in flight). */
 export interface NodeActorInput {

@@ -1,5 +1,6 @@
 import type { AgentRequest } from './AgentNode.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
+import type { DurableOptions } from './durable/DurableOptions.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 
 /** A source of time, injectable so tests never wait on the real clock. */
@@ -7,8 +8,8 @@ export interface Clock {
   now(): number;
 }
 
-/** Options for `run()` and `stream()`. */
-export interface RunOptions {
+/** Options for `run()` and `stream()`. With a `store`, the run is checkpointed after every node. */
+export interface RunOptions extends DurableOptions {
   /** Used as given; a UUID is generated otherwise. */
   runId?: string;
   /** Aborting it cancels the run: the node in flight sees `ctx.signal` abort, the run ends `cancelled`. */

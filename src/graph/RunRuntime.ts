@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import { SharedState } from './SharedState.js';
-import { WorkflowContext } from './WorkflowContext.js';
+import { WorkflowContext, type Journal } from './WorkflowContext.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
@@ -21,7 +21,11 @@ export class RunRuntime {
   readonly clock: Clock;
   /** The real error behind a `failed` run; the context only holds its JSON form. */
   error: SwitchboardError | null = null;
-  #onEvent: ((event: WorkflowEvent) => void) | undefined;
+  /** Side-effect journal of a stored run. */
+  readonly journal: Journal | null;
+  /** Resolves when pending checkpoint writes are done; nodes wait for it before they start. */
+  barrier: () => Promise<void> = () => Promise.resolve();
+  #listeners: Array<(event: WorkflowEvent) => void> = [];
   #seq: number;
   #context: WorkflowContext | null = null;
   #boundTo: Record<string, unknown> | null = null;
@@ -33,24 +37,37 @@ export class RunRuntime {
     onEvent?: (event: WorkflowEvent) => void;
     /** The last sequence number already used (non-zero when a run continues). */
     seq?: number;
+    journal?: Journal | null;
   } = {}) {
+    this.journal = options.journal ?? null;
     this.session = options.session;
     this.streaming = options.streaming ?? false;
     this.clock = options.clock ?? systemClock;
-    this.#onEvent = options.onEvent;
+    if (options.onEvent !== undefined) this.#listeners.push(options.onEvent);
     this.#seq = options.seq ?? 0;
+  }
+
+  /** The last sequence number used. */
+  get seq(): number {
+    return this.#seq;
   }
 
   /** True when someone listens, so callers can skip building events nobody reads. */
   get listening(): boolean {
-    return this.#onEvent !== undefined;
+    return this.#listeners.length > 0;
+  }
+
+  /** Adds an event listener (the store's event log, a trace recorder) that runs before the others. */
+  addListener(listener: (event: WorkflowEvent) => void): void {
+    this.#listeners.unshift(listener);
   }
 
   /** Stamps the envelope on an event and delivers it. */
   emit(runId: string, event: PendingEvent): void {
-    if (this.#onEvent === undefined) return;
+    if (this.#listeners.length === 0) return;
     this.#seq += 1;
-    this.#onEvent({ ...event, runId, seq: this.#seq, at: this.clock.now() } as WorkflowEvent);
+    const stamped = { ...event, runId, seq: this.#seq, at: this.clock.now() } as WorkflowEvent;
+    for (const listener of this.#listeners) listener(stamped);
   }
 
   /**
@@ -59,7 +76,7 @@ export class RunRuntime {
    */
   bind(runId: string, state: Record<string, unknown>): WorkflowContext {
     if (this.#context === null || this.#boundTo !== state) {
-      this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state), session: this.session });
+      this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state), session: this.session, journal: this.journal });
       this.#boundTo = state;
     }
     return this.#context;

@@ -1,7 +1,7 @@
 import type { AgentRequest, GraphNode } from './AgentNode.js';
 import { compileMachine, type GraphMachine } from './compileMachine.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
-import { executeRun } from './executeRun.js';
+import { startRun } from './startRun.js';
 import type { RunOptions } from './RunOptions.js';
 import { stateKey } from './stateKey.js';
 import { streamRun } from './streamRun.js';
@@ -56,7 +56,7 @@ export class SequentialWorkflow implements Workflow {
   /** Runs every node in order; `RunOptions.maxSteps` is checked but there is no fuse to trip. */
   run(input: string | AgentRequest, options: RunOptions = {}): Promise<WorkflowRun> {
     try {
-      return executeRun(this.toMachine(), input, options, false);
+      return startRun(this.toMachine(), input, options, false);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -64,7 +64,7 @@ export class SequentialWorkflow implements Workflow {
 
   /** Runs every node in order and yields the events; nodes' `executeStream` is used. */
   stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
-    return streamRun((i, o) => executeRun(this.toMachine(), i, o, true), input, options);
+    return streamRun((i, o) => startRun(this.toMachine(), i, o, true), input, options);
   }
 
   #spec(): GraphSpec {

@@ -2,7 +2,7 @@ import type { AgentRequest, GraphNode, StateCondition, StateRouter } from './Age
 import { buildGraphSpec, type GraphDefinition } from './buildGraphSpec.js';
 import { compileMachine, type GraphMachine } from './compileMachine.js';
 import { END } from './END.js';
-import { executeRun } from './executeRun.js';
+import { startRun } from './startRun.js';
 import { checkMaxSteps, type RunOptions } from './RunOptions.js';
 import { streamRun } from './streamRun.js';
 import type { Workflow } from './Workflow.js';
@@ -131,7 +131,7 @@ export class StateGraph implements Workflow {
   /** Runs the graph to its end and resolves with the run; failures are reported in `run.status`. */
   run(input: string | AgentRequest, options: RunOptions = {}): Promise<WorkflowRun> {
     try {
-      return executeRun(this.toMachine(), input, options, false);
+      return startRun(this.toMachine(), input, options, false);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -139,7 +139,7 @@ export class StateGraph implements Workflow {
 
   /** Runs the graph and yields its events; the last one is `run.completed`. Nodes' `executeStream` is used. */
   stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
-    return streamRun((i, o) => executeRun(this.toMachine(), i, o, true), input, options);
+    return streamRun((i, o) => startRun(this.toMachine(), i, o, true), input, options);
   }
 
   #changed(): this {

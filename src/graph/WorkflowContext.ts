@@ -1,5 +1,11 @@
 import { SharedState } from './SharedState.js';
 
+/** Where side effects record their results, keyed by (run, step, key); backed by the run store. */
+export interface Journal {
+  get(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined>;
+  put(runId: string, step: number, key: string, value: unknown): Promise<void>;
+}
+
 /**
  * What every node, router and condition of a run receives: the shared state map, the run id, the
  * abort signal of the node in flight and the caller's session.
@@ -22,12 +28,48 @@ export class WorkflowContext {
   signal: AbortSignal;
   /** The session passed in `RunOptions.session`, if any. */
   readonly session: unknown;
+  /** The step (1-based node execution count) of the node in flight. */
+  step = 0;
+  readonly #journal: Journal | null;
+  #calls = new Map<string, number>();
 
-  constructor(options: { runId: string; state?: SharedState; signal?: AbortSignal; session?: unknown }) {
+  constructor(options: { runId: string; state?: SharedState; signal?: AbortSignal; session?: unknown; journal?: Journal | null }) {
     this.runId = options.runId;
     this.state = options.state ?? new SharedState();
     this.signal = options.signal ?? new AbortController().signal;
     this.session = options.session;
+    this.#journal = options.journal ?? null;
+  }
+
+  /** Starts a node execution: sets the step and restarts the per-step call counters of {@link once}. */
+  beginStep(step: number, signal: AbortSignal): void {
+    this.step = step;
+    this.signal = signal;
+    this.#calls.clear();
+  }
+
+  /**
+   * Runs a side effect at most once per (run, step, key, occurrence) when the run has a store: if a
+   * crashed or resumed run executes this step again, the recorded result is returned and `effect`
+   * is not called. Without a store it simply calls `effect`. The result must be JSON.
+   *
+   * A crash after the effect but before its result is recorded still repeats it; effects that must
+   * never repeat should also pass the given idempotency key to the system they call.
+   *
+   * @example
+   * const receipt = await ctx.once('charge-card', (key) => payments.charge({ amount, idempotencyKey: key }));
+   */
+  async once<T>(key: string, effect: (idempotencyKey: string) => T | Promise<T>): Promise<T> {
+    const occurrence = (this.#calls.get(key) ?? 0) + 1;
+    this.#calls.set(key, occurrence);
+    const callKey = occurrence === 1 ? key : `${key}#${occurrence}`;
+    const idempotencyKey = `${this.runId}:${this.step}:${callKey}`;
+    if (this.#journal === null) return effect(idempotencyKey);
+    const recorded = await this.#journal.get(this.runId, this.step, callKey);
+    if (recorded !== undefined) return recorded.value as T;
+    const value = await effect(idempotencyKey);
+    await this.#journal.put(this.runId, this.step, callKey, value);
+    return value;
   }
 
   /** Reads a value from the shared state. */

@@ -61,6 +61,22 @@ export interface RouteFailedEvent extends EventEnvelope {
   error: SerializedError;
 }
 
+/** The run stopped at a human node and waits for a reply. */
+export interface RunWaitingEvent extends EventEnvelope {
+  type: 'run.waiting';
+  nodeId: string;
+  step: number;
+  reason: string;
+}
+
+/** A waiting or interrupted run continues (after a reply, a recovery, or in a new process). */
+export interface RunResumedEvent extends EventEnvelope {
+  type: 'run.resumed';
+  /** `reply` for a human reply, `recover` after a crash. */
+  cause: 'reply' | 'recover';
+  nodeId: string | null;
+}
+
 /** The routing step chose the next hop. `to` is `END` when the graph ends here. */
 export interface EdgeTraversedEvent extends EventEnvelope {
   type: 'edge.traversed';
@@ -95,6 +111,8 @@ export type EngineEvent =
   | NodeCancelledEvent
   | RouteFailedEvent
   | EdgeTraversedEvent
+  | RunWaitingEvent
+  | RunResumedEvent
   | RunCompletedEvent;
 
 /** Everything `stream()` yields and `RunOptions.onEvent` receives. */

@@ -20,4 +20,6 @@ export interface WorkflowRun {
   state: Map<string, unknown>;
   /** Set when the run `failed` (a Switchboard error whose `cause` is what was thrown). */
   error?: SwitchboardError;
+  /** Set when the run is `waiting`: the human node and the reason. Resume it through its store. */
+  waiting?: { nodeId: string; reason: string };
 }

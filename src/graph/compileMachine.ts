@@ -3,8 +3,8 @@ import { fromPromise, setup } from 'xstate';
 import { END } from './END.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type {
-  CancelEvent,
   GraphMachineContext,
+  GraphMachineEvent,
   GraphMachineInput,
   GraphMachineOutput,
   NodeActorInput,
@@ -15,6 +15,7 @@ import { checkMaxSteps, toRequest } from './RunOptions.js';
 import { runNode } from './runNode.js';
 import { runtimeOf } from './RunRuntime.js';
 import { FINAL_STATES, stateKey } from './stateKey.js';
+import { isHumanNode } from './humanNode.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
@@ -38,7 +39,9 @@ function nodeActor(node: CompiledNode) {
     const runtime = runtimeOf(parent);
     const ctx =
       runtime.context ?? runtime.bind(input.runId, (parent.getSnapshot() as { context: GraphMachineContext }).context.state);
-    ctx.signal = signal;
+    // Checkpoints of the previous step are written before this node starts.
+    await runtime.barrier();
+    ctx.beginStep(input.step, signal);
     const started = runtime.clock.now();
     const result = await runNode(node.node, node.id, ctx, input.request, runtime);
     return { result, durationMs: runtime.clock.now() - started };
@@ -48,7 +51,8 @@ function nodeActor(node: CompiledNode) {
 /** One node: a `running` state that invokes the node actor, then a `routing` state of guarded hops. */
 function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
   const params = { nodeId: node.id, key: node.key };
-  const target = (toKey: string | null) => (toKey === null ? `${root}.completed` : `${root}.${toKey}.running`);
+  const entryOf = (toKey: string) => (isHumanNode(spec.byKey.get(toKey)!.node) ? 'waiting' : 'running');
+  const target = (toKey: string | null) => (toKey === null ? `${root}.completed` : `${root}.${toKey}.${entryOf(toKey)}`);
   const always: object[] = [];
   if (spec.fused) always.push({ guard: 'fuseSpent', target: `${root}.maxSteps` });
   always.push({ guard: 'routeFailed', target: `${root}.failed`, actions: [{ type: 'emitRouteFailed', params }] });
@@ -60,6 +64,7 @@ function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
     });
   });
   always.push({ target: `${root}.completed`, actions: [{ type: 'emitEdge', params }] });
+  if (isHumanNode(node.node)) return humanState(params, always);
   return {
     initial: 'running',
     states: {
@@ -98,6 +103,35 @@ function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
   };
 }
 
+/** A human node: no actor; the run waits in `waiting` until a `human.reply` event arrives. */
+function humanState(params: { nodeId: string; key: string }, always: object[]) {
+  return {
+    initial: 'waiting',
+    states: {
+      waiting: {
+        entry: [
+          { type: 'enterNode', params },
+          { type: 'emitNodeStarted', params },
+          { type: 'enterWaiting', params },
+          { type: 'emitRunWaiting', params },
+        ],
+        on: {
+          'human.reply': {
+            guard: 'validReply',
+            target: 'routing',
+            actions: [
+              { type: 'completeHuman', params },
+              { type: 'emitNodeCompleted', params },
+              { type: 'decideRoute', params },
+            ],
+          },
+        },
+      },
+      routing: { always },
+    },
+  };
+}
+
 function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineContext {
   if (input === null || typeof input !== 'object') {
     throw new WorkflowExecutionError('graph machine input must be { request, runId?, maxSteps?, state? }', { code: 'graph_definition' });
@@ -115,6 +149,8 @@ function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineC
     status: 'running',
     inFlight: null,
     delta: null,
+    durationMs: 0,
+    waiting: null,
     decision: null,
     error: null,
   };
@@ -130,6 +166,7 @@ function toOutput(context: GraphMachineContext): GraphMachineOutput {
     steps: context.steps,
     state: context.state,
     error: context.error,
+    waiting: context.waiting,
   };
 }
 
@@ -153,12 +190,12 @@ export function compileMachine(spec: GraphSpec) {
     states[name] = { type: 'final', entry: [{ type: 'finish', params: { status: FINAL_STATUS[name] } }] };
   }
 
-  return setup({
+  const machine = setup({
     types: {
       context: {} as GraphMachineContext,
       input: {} as GraphMachineInput,
       output: {} as GraphMachineOutput,
-      events: {} as CancelEvent,
+      events: {} as GraphMachineEvent,
     },
     actors,
     guards: {
@@ -166,6 +203,7 @@ export function compileMachine(spec: GraphSpec) {
         context.decision !== null && context.decision.to !== null && context.decision.to !== END && context.steps >= context.maxSteps,
       routeFailed: ({ context }) => context.decision?.kind === 'error',
       routedTo: ({ context }, params: { entry: number }) => context.decision?.entry === params.entry,
+      validReply: ({ event }) => event.type === 'human.reply' && typeof event.reply === 'string',
     },
     // The action implementations take loosely typed arguments; XState's inferred ones are narrower.
     actions: machineActions(spec) as never,
@@ -179,6 +217,19 @@ export function compileMachine(spec: GraphSpec) {
     states: states as never,
     output: ({ context }) => toOutput(context),
   });
+  specs.set(machine, spec);
+  return machine;
+}
+
+const specs = new WeakMap<object, GraphSpec>();
+
+/** The validated graph a machine was compiled from (for hashing and resuming). */
+export function specOf(machine: object): GraphSpec {
+  const spec = specs.get(machine);
+  if (spec === undefined) {
+    throw new WorkflowExecutionError('this machine was not compiled by Switchboard; pass graph.toMachine() or the graph itself', { code: 'internal' });
+  }
+  return spec;
 }
 
 /** The machine type every graph compiles to. */

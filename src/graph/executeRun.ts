@@ -2,17 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
 import type { AgentRequest } from './AgentNode.js';
 import type { GraphMachine } from './compileMachine.js';
+import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
 import { checkMaxSteps, toRequest, type RunOptions } from './RunOptions.js';
 import { attachRuntime, RunRuntime } from './RunRuntime.js';
 import { SharedState } from './SharedState.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
-import { SwitchboardError, describeThrown, type SerializedError, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
+import type { SerializedError, SwitchboardError, SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
 /** Checks run options that are easy to get wrong, before anything runs. */
-function checkOptions(options: RunOptions): void {
+export function checkRunOptions(options: RunOptions): void {
   if (options.maxSteps !== undefined) checkMaxSteps(options.maxSteps, 'RunOptions');
   if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.trim() === '')) {
     throw new GraphDefinitionError('RunOptions.runId must be a non-empty string; omit it to get a generated id');
@@ -27,9 +28,20 @@ function reviveError(error: SerializedError): SwitchboardError {
   return new WorkflowExecutionError(error.message, { code: error.code as SwitchboardErrorCode });
 }
 
+/** The machine input for a new run. */
+export function machineInput(request: AgentRequest, runId: string, options: RunOptions) {
+  return { request, runId, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }), state: options.state ?? {} };
+}
+
+/** A run that ended before any node ran (its signal was already aborted). */
+export function cancelledBeforeStart(runId: string, options: RunOptions): GraphMachineOutput {
+  return { runId, status: 'cancelled', result: null, outputText: null, path: [], steps: 0, state: { ...options.state }, error: null, waiting: null };
+}
+
 /**
- * Runs a compiled graph machine to its end: creates the actor, wires the runtime (session, events,
- * clock), cancels on abort, and turns the machine's output into a `WorkflowRun`.
+ * Runs a compiled graph machine in memory until it ends or waits at a human node: creates the
+ * actor, wires the runtime (session, events, clock), cancels on abort, and turns the machine's
+ * output into a `WorkflowRun`.
  */
 export async function executeRun(
   machine: GraphMachine,
@@ -38,47 +50,17 @@ export async function executeRun(
   streaming: boolean,
 ): Promise<WorkflowRun> {
   const request = toRequest(input);
-  checkOptions(options);
+  checkRunOptions(options);
   const runId = options.runId ?? randomUUID();
   const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent });
-  const signal = options.signal;
-  if (signal?.aborted) {
-    // Nothing has run yet: end as cancelled without starting the first node.
-    return finish(runtime, { runId, status: 'cancelled', result: null, outputText: null, path: [], steps: 0, state: { ...options.state }, error: null });
-  }
-  const actor = createActor(machine, {
-    input: { request, runId, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }), state: options.state ?? {} },
-  });
+  if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
+  const actor = createActor(machine, { input: machineInput(request, runId, options) });
   attachRuntime(actor, runtime);
-
-  const output = await new Promise<GraphMachineOutput>((resolve, reject) => {
-    const cancel = () => actor.send({ type: 'workflow.cancel' });
-    const done = () => signal?.removeEventListener('abort', cancel);
-    actor.subscribe({
-      complete: () => {
-        done();
-        resolve(actor.getSnapshot().output!);
-      },
-      error: (error) => {
-        done();
-        reject(
-          error instanceof SwitchboardError
-            ? error
-            : new WorkflowExecutionError(`run ${runId} stopped on an internal error: ${describeThrown(error)}`, {
-                code: 'internal',
-                cause: error,
-              }),
-        );
-      },
-    });
-    signal?.addEventListener('abort', cancel, { once: true });
-    actor.start();
-  });
-  return finish(runtime, output);
+  return finishRun(runtime, await driveActor(actor, { signal: options.signal }));
 }
 
 /** Turns the machine's output into a `WorkflowRun` and reports it as the last event. */
-function finish(runtime: RunRuntime, output: GraphMachineOutput): WorkflowRun {
+export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): WorkflowRun {
   const run: WorkflowRun = {
     runId: output.runId,
     status: output.status,
@@ -91,6 +73,7 @@ function finish(runtime: RunRuntime, output: GraphMachineOutput): WorkflowRun {
   if (output.status === 'failed') {
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
   }
+  if (output.waiting !== null) run.waiting = { nodeId: output.waiting.nodeId, reason: output.waiting.reason };
   runtime.emit(run.runId, { type: 'run.completed', run });
   return run;
 }

@@ -2,7 +2,8 @@ import { assign, type AnyActorRef } from 'xstate';
 import type { AgentRequest, AgentResult } from './AgentNode.js';
 import { END } from './END.js';
 import type { GraphSpec } from './GraphSpec.js';
-import type { GraphMachineContext, NodeActorOutput } from './GraphMachineContext.js';
+import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput } from './GraphMachineContext.js';
+import type { HumanNode } from './humanNode.js';
 import { resolveNext } from './resolveNext.js';
 import { runtimeOf } from './RunRuntime.js';
 import { applyDelta } from './SharedState.js';
@@ -31,6 +32,17 @@ function nextRequest(current: AgentRequest, result: AgentResult | null): AgentRe
   return current.metadata === undefined ? { input: text } : { input: text, metadata: current.metadata };
 }
 
+/** Applies a finished node's result: its state writes, the bookkeeping keys and the handoff. */
+function settle(args: Args, nodeId: string, result: AgentResult | null, durationMs: number) {
+  const { context } = args;
+  const ctx = runtimeOf(args.self).bind(context.runId, context.state);
+  const delta = ctx.state.takeDelta();
+  applyDelta(context.state, delta);
+  bookkeep(ctx, context.state, 'lastResult', result);
+  bookkeep(ctx, context.state, 'lastNodeId', nodeId);
+  return { result, request: nextRequest(context.request, result), delta, durationMs, inFlight: null };
+}
+
 /**
  * The machine's actions. Assignments compute the JSON context (and run routers, which are user code
  * deciding the next hop); `emit*` actions only report, so a pure `machine.transition()` never
@@ -51,13 +63,32 @@ export function machineActions(spec: GraphSpec) {
 
     completeNode: assign((args: Args, { nodeId }: NodeParams) => {
       const { context } = args;
-      const { result } = args.event.output as NodeActorOutput;
-      const ctx = bind(args);
-      const delta = ctx.state.takeDelta();
-      applyDelta(context.state, delta);
-      bookkeep(ctx, context.state, 'lastResult', result);
-      bookkeep(ctx, context.state, 'lastNodeId', nodeId);
-      return { result, request: nextRequest(context.request, result), delta, inFlight: null };
+      const { result, durationMs } = args.event.output as NodeActorOutput;
+      return settle(args, nodeId, result, durationMs);
+    }),
+
+    enterWaiting: assign((args: Args, { nodeId, key }: NodeParams) => {
+      const node = spec.byKey.get(key)!.node as HumanNode;
+      const runtime = runtimeOf(args.self);
+      let reason: string;
+      try {
+        reason = typeof node.reason === 'function' ? String(node.reason(bind(args), args.context.request)) : node.reason;
+      } catch (error) {
+        reason = `waiting for a human reply (the reason function failed: ${describeThrown(error)})`;
+      }
+      return { status: 'waiting' as const, waiting: { nodeId, reason, since: runtime.clock.now() } };
+    }),
+
+    completeHuman: assign((args: Args, { nodeId, key }: NodeParams) => {
+      const node = spec.byKey.get(key)!.node as HumanNode;
+      const reply = (args.event as unknown as HumanReplyEvent).reply;
+      bind(args).put(node.replyKey, reply);
+      const since = args.context.waiting?.since ?? runtimeOf(args.self).clock.now();
+      return {
+        ...settle(args, nodeId, { outputText: reply }, runtimeOf(args.self).clock.now() - since),
+        status: 'running' as const,
+        waiting: null,
+      };
     }),
 
     decideRoute: assign((args: Args, { key }: NodeParams) => {
@@ -93,7 +124,7 @@ export function machineActions(spec: GraphSpec) {
       return { error: error.toJSON(), inFlight: null };
     }),
 
-    finish: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null })),
+    finish: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
 
     emitRunStarted: ({ context, self }: Args) => {
       const runtime = runtimeOf(self);
@@ -106,18 +137,24 @@ export function machineActions(spec: GraphSpec) {
       runtime.emit(context.runId, { type: 'node.started', nodeId, step: context.steps, request: context.request });
     },
 
-    emitNodeCompleted: ({ context, event, self }: Args, { nodeId }: NodeParams) => {
+    emitNodeCompleted: ({ context, self }: Args, { nodeId }: NodeParams) => {
       const runtime = runtimeOf(self);
       if (!runtime.listening) return;
-      const { durationMs } = event.output as NodeActorOutput;
       runtime.emit(context.runId, {
         type: 'node.completed',
         nodeId,
         step: context.steps,
         result: context.result,
-        durationMs,
+        durationMs: context.durationMs,
         delta: context.delta,
       });
+    },
+
+    emitRunWaiting: ({ context, self }: Args) => {
+      const runtime = runtimeOf(self);
+      if (runtime.listening && context.waiting !== null) {
+        runtime.emit(context.runId, { type: 'run.waiting', nodeId: context.waiting.nodeId, step: context.steps, reason: context.waiting.reason });
+      }
     },
 
     emitNodeFailed: ({ context, self }: Args, { nodeId }: NodeParams) => {

@@ -1,0 +1,67 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * A full garbage collection. `npm run bench` starts Node without `--expose-gc`, so the flag is set
+ * at run time and `gc` is taken from a fresh context (where V8 installs it once the flag is on).
+ */
+export const collectGarbage: () => void = (() => {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed !== undefined) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+/** The middle value (the mean of the two middle values for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new Error('median of no values');
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Milliseconds one call takes, after a full GC so the previous task's garbage is not charged to it. */
+export async function timeOnce(task: () => Promise<unknown>): Promise<number> {
+  collectGarbage();
+  const start = process.hrtime.bigint();
+  await task();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+export interface InterleavedOptions<K extends string> {
+  keys: readonly K[];
+  /** Untimed rounds first, so every engine is JIT-compiled before it is measured. */
+  warmupRounds: number;
+  rounds: number;
+  /** Called after each timed task (progress output). */
+  onSample?: (key: K, round: number, ms: number) => void;
+}
+
+/**
+ * Runs `task(key)` for every key, round after round, rotating the order each round so no engine
+ * always runs first (on a cold cache) or last (after the others' garbage). Returns the timed
+ * milliseconds per key, one per round.
+ */
+export async function interleaved<K extends string>(
+  task: (key: K) => Promise<unknown>,
+  options: InterleavedOptions<K>,
+): Promise<Record<K, number[]>> {
+  const { keys, warmupRounds, rounds } = options;
+  const samples = Object.fromEntries(keys.map((key) => [key, [] as number[]])) as Record<K, number[]>;
+  for (let round = 0; round < warmupRounds + rounds; round++) {
+    const shift = round % keys.length;
+    const order = [...keys.slice(shift), ...keys.slice(0, shift)];
+    for (const key of order) {
+      const ms = await timeOnce(() => task(key));
+      if (round < warmupRounds) continue;
+      samples[key].push(ms);
+      options.onSample?.(key, round - warmupRounds, ms);
+    }
+  }
+  return samples;
+}
+
+/** Runs `task` `count` times at once and resolves when all have finished. */
+export function concurrently<T>(count: number, task: () => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: count }, task));
+}

@@ -1,0 +1,121 @@
+import type { Actor } from 'xstate';
+import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
+import { containsSecret, scrubSecrets, scrubString } from '../../trace/redact.js';
+import { assertJson } from '../assertJson.js';
+import type { GraphMachine } from '../compileMachine.js';
+import type { Clock } from '../RunOptions.js';
+import type { WorkflowEvent } from '../WorkflowEvent.js';
+import { toStoredEvent } from './toStoredEvent.js';
+
+/** Options for a {@link Checkpointer}. */
+export interface CheckpointerOptions {
+  owner: string;
+  leaseMs: number;
+  clock: Clock;
+  secrets: readonly string[];
+  /** Called once when a write loses its compare-and-set (the run was cancelled or taken over elsewhere). */
+  onFenced: (current: RunRecord | null) => void;
+}
+
+/**
+ * Writes a run's progress to its store: after every macrostep the persisted snapshot and the events
+ * emitted since the last write go in one compare-and-set transaction. Writes are chained in order;
+ * nodes wait on {@link barrier} so a step's checkpoint is durable before the next node starts. While
+ * the run lives it renews its lease.
+ */
+export class Checkpointer {
+  readonly #store: RunStore;
+  readonly #options: CheckpointerOptions;
+  readonly #runId: string;
+  #version: number;
+  #events: StoredEvent[] = [];
+  #lastSeq: number;
+  #chain: Promise<void> = Promise.resolve();
+  #failure: unknown = null;
+  #fenced = false;
+  #timer: NodeJS.Timeout;
+
+  constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#runId = record.runId;
+    this.#version = record.version;
+    this.#lastSeq = record.lastSeq;
+    this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
+    this.#timer.unref();
+  }
+
+  /** True once a write lost its compare-and-set. */
+  get fenced(): boolean {
+    return this.#fenced;
+  }
+
+  /** The first write error, if any (for example a state value that is not JSON). */
+  get failure(): unknown {
+    return this.#failure;
+  }
+
+  /** Buffers an event for the next write. */
+  readonly onEvent = (event: WorkflowEvent): void => {
+    this.#events.push(toStoredEvent(event, this.#options.secrets));
+    this.#lastSeq = event.seq;
+  };
+
+  /** Resolves when every write queued so far is done (one microtask later, so the current step's is included). */
+  readonly barrier = (): Promise<void> => Promise.resolve().then(() => this.#chain);
+
+  /** Queues a checkpoint of the actor's current snapshot. Throws `not_json` synchronously if the state cannot be stored. */
+  checkpoint(actor: Actor<GraphMachine>): void {
+    // A finished machine's output repeats its context; the context alone is kept.
+    const { output: _output, ...snapshot } = actor.getPersistedSnapshot() as Record<string, unknown>;
+    assertJson(snapshot, 'snapshot');
+    const context = actor.getSnapshot().context;
+    const status: StoredRunStatus = context.status;
+    const secrets = this.#options.secrets;
+    const stored = containsSecret(snapshot, secrets) ? scrubSecrets(snapshot, secrets) : snapshot;
+    const live = status === 'running';
+    const text = (value: string | null | undefined) => (value === null || value === undefined ? null : scrubString(value, secrets));
+    this.#enqueue({
+      status,
+      snapshot: stored,
+      waitReason: text(context.waiting?.reason),
+      outputText: text(context.result?.outputText),
+      error: context.error === null ? null : { ...context.error, message: scrubString(context.error.message, secrets) },
+      owner: live ? this.#options.owner : null,
+      leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
+    });
+  }
+
+  /** Writes the remaining events (run.completed) and stops renewing the lease. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#events.length > 0) this.#enqueue({});
+    await this.#chain;
+  }
+
+  #enqueue(patch: RunPatch): void {
+    const events = this.#events;
+    this.#events = [];
+    const lastSeq = this.#lastSeq;
+    this.#chain = this.#chain.then(async () => {
+      if (this.#fenced || this.#failure !== null) return;
+      try {
+        const next = await this.#store.updateRun(this.#runId, this.#version, { ...patch, lastSeq }, events);
+        if (next === null) {
+          this.#fenced = true;
+          clearInterval(this.#timer);
+          this.#options.onFenced(await this.#store.getRun(this.#runId));
+          return;
+        }
+        this.#version = next.version;
+      } catch (error) {
+        this.#failure = error;
+      }
+    });
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#fenced) return;
+    await this.#store.renewLease(this.#runId, this.#options.owner, this.#options.clock.now() + this.#options.leaseMs).catch(() => false);
+  }
+}

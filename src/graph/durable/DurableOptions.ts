@@ -1,0 +1,26 @@
+import type { RunStore } from '../../persistence/RunStore.js';
+import type { Clock, RunOptions } from '../RunOptions.js';
+
+/** Options that make a run durable: where it is stored and how its lease works. */
+export interface DurableOptions {
+  /** Checkpoint the run here after every node; the run can then wait, resume and recover. */
+  store?: RunStore;
+  /** This process's lease owner id (default `host/pid/random`). */
+  owner?: string;
+  /** How long a lease lasts without renewal before another process may recover the run (default 30 s). */
+  leaseMs?: number;
+}
+
+/** Options for resuming or recovering a stored run. */
+export interface ResumeOptions extends DurableOptions {
+  store: RunStore;
+  signal?: AbortSignal;
+  session?: unknown;
+  onEvent?: RunOptions['onEvent'];
+  clock?: Clock;
+  /** Use nodes' `executeStream` (default false). */
+  streaming?: boolean;
+}
+
+/** The default lease length. */
+export const DEFAULT_LEASE_MS = 30_000;

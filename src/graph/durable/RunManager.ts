@@ -1,0 +1,86 @@
+import type { RunFilter, RunRecord, RunStore, StoredEvent } from '../../persistence/RunStore.js';
+import { RunStateError } from '../../errors/RunStateError.js';
+import type { AgentRequest } from '../AgentNode.js';
+import type { RunOptions } from '../RunOptions.js';
+import type { Workflow } from '../Workflow.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { cancelRun } from './cancelRun.js';
+import type { DurableOptions, ResumeOptions } from './DurableOptions.js';
+import { recoverRuns, type RecoveryOutcome } from './recoverRuns.js';
+import { resumeRun } from './resumeRun.js';
+
+/** Options for {@link RunManager}. */
+export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
+  store: RunStore;
+  /** The graphs this process can start, resume and recover, by name. */
+  graphs: readonly Workflow[];
+}
+
+/**
+ * Stored runs of a set of graphs, by run id: start, resume a waiting run with a reply, recover runs
+ * whose process died, cancel, list and inspect. What the CLI and the workbench use.
+ *
+ * @example
+ * const runs = new RunManager({ store: new SqliteRunStore(), graphs: [graph] });
+ * const run = await runs.start('approval', 'refund 599 CNY');     // status 'waiting'
+ * await runs.resume(run.runId, { reply: 'approved' });             // in this or another process
+ */
+export class RunManager {
+  readonly store: RunStore;
+  readonly #graphs: Map<string, Workflow>;
+  readonly #options: Omit<DurableOptions, 'store'>;
+
+  constructor(options: RunManagerOptions) {
+    this.store = options.store;
+    this.#graphs = new Map(options.graphs.map((g) => [g.name, g]));
+    this.#options = { ...(options.owner ? { owner: options.owner } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) };
+  }
+
+  /** A registered graph by name. */
+  graph(name: string): Workflow {
+    const graph = this.#graphs.get(name);
+    if (graph === undefined) {
+      throw new GraphDefinitionError(`no graph named "${name}" is registered; known: ${[...this.#graphs.keys()].join(', ') || '(none)'}`);
+    }
+    return graph;
+  }
+
+  /** Starts a stored run of a registered graph. */
+  start(graph: string, input: string | AgentRequest, options: Omit<RunOptions, 'store'> = {}): Promise<WorkflowRun> {
+    return this.graph(graph).run(input, { ...this.#options, ...options, store: this.store });
+  }
+
+  /** Resumes a waiting run with a human reply. */
+  async resume(runId: string, event: { reply: string }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
+    return resumeRun(await this.#graphOf(runId), runId, event, { ...this.#options, ...options, store: this.store });
+  }
+
+  /** Marks orphaned runs interrupted and continues them from their last checkpoint. */
+  recover(options: Omit<ResumeOptions, 'store'> = {}): Promise<RecoveryOutcome[]> {
+    return recoverRuns({ ...this.#options, ...options, store: this.store, graphs: [...this.#graphs.values()] });
+  }
+
+  /** Cancels a running, waiting or interrupted run. */
+  cancel(runId: string): Promise<RunRecord> {
+    return cancelRun(this.store, runId);
+  }
+
+  list(filter?: RunFilter): Promise<RunRecord[]> {
+    return this.store.listRuns(filter);
+  }
+
+  async get(runId: string): Promise<RunRecord> {
+    const record = await this.store.getRun(runId);
+    if (record === null) throw new RunStateError(`run not found: ${runId}`, { code: 'run_not_found', runId });
+    return record;
+  }
+
+  events(runId: string, afterSeq?: number): Promise<StoredEvent[]> {
+    return this.store.listEvents(runId, afterSeq === undefined ? {} : { afterSeq });
+  }
+
+  async #graphOf(runId: string): Promise<Workflow> {
+    return this.graph((await this.get(runId)).graphName);
+  }
+}

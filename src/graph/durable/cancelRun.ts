@@ -1,0 +1,43 @@
+import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../../persistence/RunStore.js';
+import { RunStateError } from '../../errors/RunStateError.js';
+import { abortLocalRun } from './durableLeg.js';
+
+/**
+ * Cancels a stored run that is running, waiting or interrupted. A run executing in this process is
+ * aborted at once; one executing elsewhere stops at its next checkpoint, which loses its
+ * compare-and-set against the cancellation.
+ */
+export async function cancelRun(store: RunStore, runId: string, options: { now?: () => number } = {}): Promise<RunRecord> {
+  const now = options.now ?? Date.now;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const record = await store.getRun(runId);
+    if (record === null) throw new RunStateError(`run not found: ${runId}`, { code: 'run_not_found', runId });
+    if (FINISHED_STATUSES.has(record.status)) {
+      throw new RunStateError(`run ${runId} already finished (${record.status}); only running, waiting or interrupted runs can be cancelled`, {
+        code: 'run_finished',
+        runId,
+      });
+    }
+    const event = {
+      runId,
+      seq: record.lastSeq + 1,
+      type: 'run.cancelled',
+      at: now(),
+      data: { type: 'run.cancelled', runId, seq: record.lastSeq + 1, at: now(), previousStatus: record.status },
+    };
+    // A running owner writes events too; only a run nobody executes gets the event in its log.
+    const events = record.status === 'running' ? [] : [event];
+    const updated = await store.updateRun(
+      runId,
+      record.version,
+      { status: 'cancelled', owner: null, leaseExpiresAt: null, waitReason: null, ...(events.length ? { lastSeq: event.seq } : {}) },
+      events,
+    );
+    if (updated !== null) {
+      abortLocalRun(runId);
+      return updated;
+    }
+    // A checkpoint landed in between: read again and retry.
+  }
+  throw new RunStateError(`run ${runId} kept changing while cancelling; try again`, { code: 'run_conflict', runId, retryable: true });
+}

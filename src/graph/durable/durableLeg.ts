@@ -1,0 +1,108 @@
+import type { Actor } from 'xstate';
+import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
+import { SwitchboardError, serializeError } from '../../errors/SwitchboardError.js';
+import type { GraphMachine } from '../compileMachine.js';
+import { driveActor } from '../driveActor.js';
+import type { GraphMachineEvent } from '../GraphMachineContext.js';
+import { finishRun } from '../executeRun.js';
+import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
+import type { Clock } from '../RunOptions.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import { Checkpointer } from './Checkpointer.js';
+import { secretValues } from '../../trace/redact.js';
+
+const active = new Map<string, AbortController>();
+
+/** Cancels a run this process is executing right now; false if it is not running here. */
+export function abortLocalRun(runId: string): boolean {
+  const controller = active.get(runId);
+  controller?.abort();
+  return controller !== undefined;
+}
+
+/** Everything one leg of a stored run needs. */
+export interface LegOptions {
+  store: RunStore;
+  record: RunRecord;
+  runtime: RunRuntime;
+  owner: string;
+  leaseMs: number;
+  clock: Clock;
+  signal?: AbortSignal;
+  /** Sent right after start (a human reply). */
+  event?: GraphMachineEvent;
+  /** The restored run waited here; do not settle on that same waiting state. */
+  ignoreWaitingAtStep?: number;
+  /** Reported (and stored) first when the leg continues a stored run. */
+  resumed?: Extract<PendingEvent, { type: 'run.resumed' }>;
+}
+
+/**
+ * Runs one leg of a stored run (from its start or a resume until it ends or waits): checkpoints
+ * after every macrostep, stops if another process takes the run over, and reports a write that
+ * failed (such as a state value that is not JSON) as the run's error.
+ */
+export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions): Promise<WorkflowRun> {
+  const { runtime, record } = options;
+  const local = new AbortController();
+  active.set(record.runId, local);
+  const onAbort = () => local.abort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) local.abort();
+  let writeError: SwitchboardError | null = null;
+  let takenOver: RunRecord | null = null;
+  const checkpointer = new Checkpointer(options.store, record, {
+    owner: options.owner,
+    leaseMs: options.leaseMs,
+    clock: options.clock,
+    secrets: secretValues(),
+    onFenced: (current) => {
+      takenOver = current;
+      local.abort();
+    },
+  });
+  runtime.barrier = checkpointer.barrier;
+  runtime.addListener(checkpointer.onEvent);
+  if (options.resumed !== undefined) runtime.emit(record.runId, options.resumed);
+  try {
+    const done = driveActor(actor, {
+      signal: local.signal,
+      ignoreWaitingAtStep: options.ignoreWaitingAtStep,
+      onSnapshot: (a) => {
+        if (writeError !== null) return;
+        try {
+          checkpointer.checkpoint(a);
+        } catch (error) {
+          writeError = error as SwitchboardError;
+          local.abort();
+        }
+      },
+    });
+    if (options.event !== undefined) actor.send(options.event);
+    const output = await done;
+    const run = finishRun(runtime, output);
+    await checkpointer.close();
+    if (checkpointer.fenced) {
+      // Another process cancelled or recovered this run; report what the store says.
+      const current = takenOver as RunRecord | null;
+      if (current?.status === 'cancelled') run.status = 'cancelled';
+      return run;
+    }
+    const failure = writeError ?? checkpointer.failure;
+    if (failure !== null) {
+      run.status = 'failed';
+      run.error =
+        failure instanceof SwitchboardError
+          ? failure
+          : new SwitchboardError(`checkpoint failed: ${String((failure as Error).message ?? failure)}`, { code: 'store_unavailable', fault: 'system', cause: failure });
+      const current = await options.store.getRun(record.runId);
+      if (current !== null) {
+        await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(failure), owner: null, leaseExpiresAt: null });
+      }
+    }
+    return run;
+  } finally {
+    active.delete(record.runId);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}

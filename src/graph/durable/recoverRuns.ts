@@ -1,0 +1,63 @@
+import type { RunRecord } from '../../persistence/RunStore.js';
+import { describeThrown } from '../../errors/SwitchboardError.js';
+import type { Workflow } from '../Workflow.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import type { ResumeOptions } from './DurableOptions.js';
+import { ownerMayBeAlive } from './owner.js';
+import { resumeRun } from './resumeRun.js';
+import { systemClock } from '../RunOptions.js';
+
+/** What `recover()` did with one run. */
+export type RecoveryOutcome =
+  | { runId: string; outcome: 'recovered'; run: WorkflowRun }
+  | { runId: string; outcome: 'skipped'; reason: string };
+
+/** Options for {@link recoverRuns}. */
+export interface RecoverOptions extends ResumeOptions {
+  /** The graphs this process can run, looked up by name. */
+  graphs: readonly Workflow[];
+  /** Only mark runs interrupted; do not continue them (default false). */
+  markOnly?: boolean;
+}
+
+/** True when a `running` run has no live owner: its lease expired, or its owner process on this host is gone. */
+export function isOrphaned(record: RunRecord, now: number): boolean {
+  if (record.status !== 'running') return false;
+  if (record.leaseExpiresAt === null || record.leaseExpiresAt <= now) return true;
+  return !ownerMayBeAlive(record.owner);
+}
+
+/**
+ * Finds runs whose process died (`running` with an expired lease or a dead owner on this host),
+ * marks them `interrupted`, then continues every interrupted run from its last checkpoint. The node
+ * that was in flight runs again; side effects journaled with `ctx.once` are not repeated.
+ *
+ * @example
+ * const outcomes = await recoverRuns({ store, graphs: [customerService] });
+ */
+export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutcome[]> {
+  const { store } = options;
+  const now = (options.clock ?? systemClock).now();
+  for (const record of await store.listRuns({ status: 'running', limit: 10_000 })) {
+    if (isOrphaned(record, now)) {
+      // A lost compare-and-set means the owner was alive after all, or another process got there first.
+      await store.updateRun(record.runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null });
+    }
+  }
+  const outcomes: RecoveryOutcome[] = [];
+  for (const record of await store.listRuns({ status: 'interrupted', limit: 10_000 })) {
+    const graph = options.graphs.find((g) => g.name === record.graphName);
+    if (options.markOnly === true) {
+      outcomes.push({ runId: record.runId, outcome: 'skipped', reason: 'marked interrupted only' });
+    } else if (graph === undefined) {
+      outcomes.push({ runId: record.runId, outcome: 'skipped', reason: `no graph named "${record.graphName}" is registered in this process` });
+    } else {
+      try {
+        outcomes.push({ runId: record.runId, outcome: 'recovered', run: await resumeRun(graph, record.runId, undefined, options) });
+      } catch (error) {
+        outcomes.push({ runId: record.runId, outcome: 'skipped', reason: describeThrown(error) });
+      }
+    }
+  }
+  return outcomes;
+}

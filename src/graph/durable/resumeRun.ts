@@ -1,0 +1,117 @@
+import { createActor } from 'xstate';
+import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type RunStore } from '../../persistence/RunStore.js';
+import { RunStateError } from '../../errors/RunStateError.js';
+import { specOf, type GraphMachine } from '../compileMachine.js';
+import type { GraphMachineContext, HumanReplyEvent } from '../GraphMachineContext.js';
+import { graphHash } from '../graphHash.js';
+import { attachRuntime, RunRuntime } from '../RunRuntime.js';
+import { systemClock } from '../RunOptions.js';
+import type { Workflow } from '../Workflow.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
+import { durableLeg } from './durableLeg.js';
+import { defaultOwner } from './runDurable.js';
+import { storeJournal } from './storeJournal.js';
+
+/** What resumes a run: a human reply (`{ reply }` or the `human.reply` event), or nothing to continue an interrupted run. */
+export type ResumeEvent = { reply: string } | HumanReplyEvent;
+
+/** Loads a stored run and checks that `machine` is the graph it was stored by. */
+export async function loadRun(store: RunStore, machine: GraphMachine, runId: string): Promise<RunRecord> {
+  const record = await store.getRun(runId);
+  if (record === null) {
+    throw new RunStateError(`run not found: ${runId}; list stored runs with \`switchboard runs\``, { code: 'run_not_found', runId });
+  }
+  const spec = specOf(machine);
+  if (record.graphName !== spec.name || record.graphHash !== graphHash(spec)) {
+    throw new RunStateError(
+      `run ${runId} was stored by graph "${record.graphName}" (shape ${record.graphHash}) but is being resumed with graph "${spec.name}" (shape ${graphHash(spec)}); ` +
+        'resume it with the graph version that started it, or cancel it',
+      { code: 'graph_changed', runId },
+    );
+  }
+  if (record.schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
+    throw new RunStateError(`run ${runId} was stored with snapshot schema ${record.schemaVersion}; this version reads schema ${SNAPSHOT_SCHEMA_VERSION}`, {
+      code: 'snapshot_version',
+      runId,
+    });
+  }
+  return record;
+}
+
+function toReplyEvent(runId: string, event: ResumeEvent): HumanReplyEvent {
+  const reply = (event as { reply?: unknown }).reply;
+  if (typeof reply !== 'string') {
+    throw new RunStateError(`resume(${runId}): the reply must be a string; received ${reply === null ? 'null' : typeof reply}`, { code: 'invalid_reply', runId });
+  }
+  return { type: 'human.reply', reply };
+}
+
+/**
+ * Continues a stored run from its latest snapshot, in this or any other process. With a reply it
+ * resumes a `waiting` run (the reply lands in the shared state and routing continues from the
+ * human node); without one it continues an `interrupted` run, re-running the node that was in
+ * flight. The run is claimed by compare-and-set on its version: of two concurrent resumes exactly
+ * one wins, and the refused call changes nothing.
+ *
+ * @example
+ * const run = await resumeRun(graph, runId, { reply: 'Approved: refund 599 CNY' }, { store });
+ */
+export async function resumeRun(
+  graph: Workflow | GraphMachine,
+  runId: string,
+  event: ResumeEvent | undefined,
+  options: ResumeOptions,
+): Promise<WorkflowRun> {
+  const machine = 'toMachine' in graph ? graph.toMachine() : graph;
+  const { store } = options;
+  const record = await loadRun(store, machine, runId);
+  const reply = event === undefined ? undefined : toReplyEvent(runId, event);
+  if (FINISHED_STATUSES.has(record.status)) {
+    throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
+  }
+  if (reply !== undefined && record.status !== 'waiting') {
+    throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
+  }
+  if (reply === undefined && record.status !== 'interrupted') {
+    const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
+    throw new RunStateError(`run ${runId} is ${record.status}; only interrupted runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
+  }
+  const clock = options.clock ?? systemClock;
+  const owner = options.owner ?? defaultOwner();
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const claimed = await store.updateRun(runId, record.version, { status: 'running', owner, leaseExpiresAt: clock.now() + leaseMs });
+  if (claimed === null) {
+    throw new RunStateError(`run ${runId} was changed by another process while resuming (version ${record.version} is stale); nothing was changed`, {
+      code: 'run_conflict',
+      runId,
+      retryable: false,
+    });
+  }
+  // Events may have been stored after the last snapshot (a crash between the two never happens in
+  // one transaction, but a leg that was fenced may have written up to its last commit).
+  const lastSeq = Math.max(claimed.lastSeq, ...(await store.listEvents(runId, { afterSeq: claimed.lastSeq })).map((e) => e.seq));
+  const runtime = new RunRuntime({
+    session: options.session,
+    streaming: options.streaming ?? false,
+    clock,
+    onEvent: options.onEvent,
+    journal: storeJournal(store),
+    seq: lastSeq,
+  });
+  const snapshot = claimed.snapshot as { context: GraphMachineContext };
+  const actor = createActor(machine, { snapshot: snapshot as never, input: { request: '' } });
+  attachRuntime(actor, runtime);
+  return durableLeg(actor, {
+    resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', nodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
+    store,
+    record: claimed,
+    runtime,
+    owner,
+    leaseMs,
+    clock,
+    signal: options.signal,
+    event: reply,
+    ...(reply === undefined ? {} : { ignoreWaitingAtStep: snapshot.context.steps }),
+  });
+}

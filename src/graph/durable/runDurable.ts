@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { createActor } from 'xstate';
+import type { RunStore } from '../../persistence/RunStore.js';
+import type { AgentRequest } from '../AgentNode.js';
+import { specOf, type GraphMachine } from '../compileMachine.js';
+import { checkRunOptions, machineInput } from '../executeRun.js';
+import { graphHash } from '../graphHash.js';
+import { attachRuntime, RunRuntime } from '../RunRuntime.js';
+import { systemClock, toRequest, type RunOptions } from '../RunOptions.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import { DEFAULT_LEASE_MS } from './DurableOptions.js';
+import { durableLeg } from './durableLeg.js';
+import { newOwnerId } from './owner.js';
+import { storeJournal } from './storeJournal.js';
+import { assertJson } from '../assertJson.js';
+
+let processOwner: string | null = null;
+
+/** This process's default lease owner id. */
+export function defaultOwner(): string {
+  processOwner ??= newOwnerId();
+  return processOwner;
+}
+
+/**
+ * Starts a stored run: the run row is created with the initial snapshot (so even a crash before
+ * the first node finishes can be recovered), then every macrostep is checkpointed.
+ */
+export async function runDurable(
+  machine: GraphMachine,
+  input: string | AgentRequest,
+  options: RunOptions & { store: RunStore },
+  streaming: boolean,
+): Promise<WorkflowRun> {
+  const request = toRequest(input);
+  checkRunOptions(options);
+  if (options.state !== undefined) assertJson(options.state, 'RunOptions.state');
+  const spec = specOf(machine);
+  const runId = options.runId ?? randomUUID();
+  const clock = options.clock ?? systemClock;
+  const owner = options.owner ?? defaultOwner();
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const { store } = options;
+  const runtime = new RunRuntime({ session: options.session, streaming, clock, onEvent: options.onEvent, journal: storeJournal(store) });
+  const actor = createActor(machine, { input: machineInput(request, runId, options) });
+  attachRuntime(actor, runtime);
+  const record = await store.insertRun({
+    runId,
+    graphName: spec.name,
+    graphHash: graphHash(spec),
+    status: 'running',
+    owner,
+    leaseExpiresAt: clock.now() + leaseMs,
+    snapshot: actor.getPersistedSnapshot(),
+  });
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal });
+}

@@ -1,0 +1,209 @@
+import pg from 'pg';
+import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
+import { StoreError } from './StoreError.js';
+import { newRunColumns, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { RUN_STORE_SCHEMA } from './storeSchema.js';
+
+/** Options for {@link PostgresRunStore}. */
+export interface PostgresRunStoreOptions {
+  /** A `postgres://` URL (default `$SWITCHBOARD_DATABASE_URL`). */
+  url?: string;
+  /** A schema to keep the tables in (created if missing; default `public`). */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+  now?: () => number;
+}
+
+/** Hides the password of a connection URL so it can appear in messages. */
+function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * The shared run store for several machines: PostgreSQL through `pg`, with the same tables and
+ * behaviour as {@link SqliteRunStore}. Compare-and-set writes rely on row locks, so two processes
+ * resuming the same run cannot both win.
+ *
+ * @example
+ * const store = new PostgresRunStore({ url: 'postgres://postgres@127.0.0.1:5432/switchboard' });
+ */
+export class PostgresRunStore implements RunStore {
+  readonly #pool: pg.Pool;
+  readonly #now: () => number;
+  readonly #schema: string;
+  #ready: Promise<void> | null = null;
+
+  constructor(options: PostgresRunStoreOptions = {}) {
+    const url = options.url ?? process.env.SWITCHBOARD_DATABASE_URL;
+    if (url === undefined || !/^postgres(ql)?:\/\//.test(url)) {
+      throw new StoreError('PostgresRunStore needs a postgres:// URL: pass { url } or set SWITCHBOARD_DATABASE_URL', { code: 'store_config' });
+    }
+    const schema = options.schema ?? 'public';
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) {
+      throw new StoreError(`schema must be a lower-case SQL identifier; received ${JSON.stringify(schema)}`, { code: 'store_config' });
+    }
+    this.#schema = schema;
+    this.#now = options.now ?? Date.now;
+    this.#pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
+    // An idle client's error (server restart) must not crash the process; the next query reports it.
+    this.#pool.on('error', () => {});
+    this.url = safeUrl(url);
+  }
+
+  /** The connection URL with its password hidden. */
+  readonly url: string;
+
+  async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    this.#ready ??= this.#migrate();
+    await this.#ready;
+    return this.#run<R>(sql, params);
+  }
+
+  async #run<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.#pool.query<R>(sql, params);
+    } catch (cause) {
+      const code = (cause as { code?: string }).code;
+      throw new StoreError(`PostgreSQL at ${this.url}: ${(cause as Error).message}`, {
+        code: code === '23505' ? 'run_conflict' : 'store_unavailable',
+        retryable: code !== '23505',
+        cause,
+      });
+    }
+  }
+
+  async #migrate(): Promise<void> {
+    const client = await this.#pool.connect().catch((cause: unknown) => {
+      this.#ready = null;
+      throw new StoreError(`cannot connect to PostgreSQL at ${this.url}: ${(cause as Error).message}; is the server running?`, {
+        code: 'store_unavailable',
+        retryable: true,
+        cause,
+      });
+    });
+    try {
+      // One migrator at a time: concurrent CREATE TABLE IF NOT EXISTS can still collide in PostgreSQL.
+      await client.query('SELECT pg_advisory_lock(7214001)');
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#schema}`);
+      await client.query(RUN_STORE_SCHEMA.postgres);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7214001)').catch(() => {});
+      client.release();
+    }
+  }
+
+  async insertRun(run: NewRun): Promise<RunRecord> {
+    const cols = newRunColumns(run, this.#now());
+    const names = Object.keys(cols);
+    const res = await this.#query<RunRow>(
+      `INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
+      Object.values(cols),
+    );
+    return rowToRecord(res.rows[0]!);
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const res = await this.#query<RunRow>('SELECT * FROM runs WHERE run_id = $1', [runId]);
+    return res.rows[0] === undefined ? null : rowToRecord(res.rows[0]);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status !== undefined) where.push(`status = $${params.push(filter.status)}`);
+    if (filter.graphName !== undefined) where.push(`graph_name = $${params.push(filter.graphName)}`);
+    const limit = `$${params.push(filter.limit ?? 100)}`;
+    const res = await this.#query<RunRow>(
+      `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ${limit}`,
+      params,
+    );
+    return res.rows.map(rowToRecord);
+  }
+
+  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<RunRecord | null> {
+    const cols = patchColumns(patch);
+    const params: unknown[] = cols.map(([, v]) => v);
+    const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
+    const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING *`;
+    if (events.length === 0) {
+      const res = await this.#query<RunRow>(update, params);
+      return res.rows[0] === undefined ? null : rowToRecord(res.rows[0]);
+    }
+    return this.#transaction(async (client) => {
+      const res = await client.query<RunRow>(update, params);
+      if (res.rows[0] === undefined) return null;
+      const eventParams: unknown[] = [];
+      const values = events.map(
+        (e) =>
+          `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(JSON.stringify(e.data))})`,
+      );
+      await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
+      return rowToRecord(res.rows[0]);
+    });
+  }
+
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T | null>): Promise<T | null> {
+    this.#ready ??= this.#migrate();
+    await this.#ready;
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query(result === null ? 'ROLLBACK' : 'COMMIT');
+      return result;
+    } catch (cause) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw new StoreError(`PostgreSQL at ${this.url}: ${(cause as Error).message}`, { code: 'store_unavailable', retryable: true, cause });
+    } finally {
+      client.release();
+    }
+  }
+
+  async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    const res = await this.#query('UPDATE runs SET lease_expires_at = $1 WHERE run_id = $2 AND owner = $3', [expiresAt, runId, owner]);
+    return (res.rowCount ?? 0) > 0;
+  }
+
+  async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
+    const res = await this.#query<{ run_id: string; seq: number; type: string; at: string; data: string }>(
+      'SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [runId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
+    );
+    return res.rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: Number(r.at), data: JSON.parse(r.data) as Record<string, unknown> }));
+  }
+
+  async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
+    const res = await this.#query<{ value: string }>('SELECT value FROM journal WHERE run_id = $1 AND step = $2 AND call_key = $3', [runId, step, key]);
+    return res.rows[0] === undefined ? undefined : { value: JSON.parse(res.rows[0].value) };
+  }
+
+  async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
+    await this.#query('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
+      runId,
+      step,
+      key,
+      JSON.stringify(value ?? null),
+      this.#now(),
+    ]);
+  }
+
+  async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
+    const one = async (sql: string) => Number((await this.#query<{ n: string | null }>(sql, [runId])).rows[0]?.n ?? 0);
+    return {
+      snapshotBytes: await one('SELECT octet_length(snapshot) AS n FROM runs WHERE run_id = $1'),
+      eventBytes: await one('SELECT sum(octet_length(data)) AS n FROM events WHERE run_id = $1'),
+      journalBytes: await one('SELECT sum(octet_length(value)) AS n FROM journal WHERE run_id = $1'),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/** Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`. */
+export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted']);
+/** Every status a stored run can have. */
+export type StoredRunStatus = z.infer<typeof StoredRunStatus>;
+
+/** Statuses after which a run never changes again. */
+export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled']);
+
+/** The version of the stored snapshot format; a run stored with another version is not resumed. */
+export const SNAPSHOT_SCHEMA_VERSION = 1;
+
+/** One run as stored: the latest persisted XState snapshot plus what lists and leases need. */
+export const RunRecord = z.object({
+  runId: z.string(),
+  graphName: z.string(),
+  /** The graph's structural hash: resuming with a graph whose shape changed is refused. */
+  graphHash: z.string(),
+  schemaVersion: z.number().int(),
+  status: StoredRunStatus,
+  /** The latest persisted snapshot (JSON), or null before the first checkpoint. */
+  snapshot: z.unknown().nullable(),
+  /** Bumped by every write; writes name the version they expect (compare-and-set). */
+  version: z.number().int(),
+  owner: z.string().nullable(),
+  leaseExpiresAt: z.number().nullable(),
+  waitReason: z.string().nullable(),
+  outputText: z.string().nullable(),
+  error: z.object({ name: z.string(), code: z.string(), message: z.string() }).nullable(),
+  lastSeq: z.number().int(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+/** One run as stored. */
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** What a new run row starts with. */
+export type NewRun = Pick<RunRecord, 'runId' | 'graphName' | 'graphHash' | 'status' | 'owner' | 'leaseExpiresAt'> & {
+  snapshot?: unknown;
+};
+
+/** The fields a compare-and-set write may change. */
+export type RunPatch = Partial<Pick<RunRecord, 'status' | 'snapshot' | 'owner' | 'leaseExpiresAt' | 'waitReason' | 'outputText' | 'error' | 'lastSeq'>>;
+
+/** One stored event: the envelope's `seq` and `type` as columns, the whole event as JSON. */
+export const StoredEvent = z.object({
+  runId: z.string(),
+  seq: z.number().int(),
+  type: z.string(),
+  at: z.number(),
+  data: z.record(z.string(), z.unknown()),
+});
+/** One stored event. */
+export type StoredEvent = z.infer<typeof StoredEvent>;
+
+/** Filters for {@link RunStore.listRuns}. */
+export interface RunFilter {
+  status?: StoredRunStatus;
+  graphName?: string;
+  /** Newest first; default 100. */
+  limit?: number;
+}
+
+/**
+ * Where runs live: one row per run (latest snapshot, status, version for compare-and-set, lease) and
+ * an append-only event log, plus the side-effect journal. Every implementation passes the same
+ * contract suite (test/persistence/runStoreContract.ts).
+ */
+export interface RunStore {
+  /** Creates the run row at version 1; fails if the id exists. */
+  insertRun(run: NewRun): Promise<RunRecord>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /**
+   * In one transaction: writes `patch` and appends `events`, only if the row is still at
+   * `expectedVersion`, bumping the version. Resolves to the new record, or null when the version
+   * (or the row) did not match — nothing is written then.
+   */
+  updateRun(runId: string, expectedVersion: number, patch: RunPatch, events?: StoredEvent[]): Promise<RunRecord | null>;
+  /** Extends the lease if `owner` still holds it; false otherwise. Does not bump the version. */
+  renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean>;
+  listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
+  /** The recorded result of a side effect, or undefined if it never completed. */
+  getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined>;
+  /** Records a side effect's result; the first record for a key wins. */
+  putJournal(runId: string, step: number, key: string, value: unknown): Promise<void>;
+  /** Total bytes held for a run (snapshot, events, journal): for measurements and `show`. */
+  sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }>;
+  close(): Promise<void>;
+}

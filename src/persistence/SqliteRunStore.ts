@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
+import { StoreError } from './StoreError.js';
+import { newRunColumns, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { RUN_STORE_SCHEMA } from './storeSchema.js';
+
+/** Options for {@link SqliteRunStore}. */
+export interface SqliteRunStoreOptions {
+  /** Database file. Default: `$SWITCHBOARD_DB`, else `.switchboard/switchboard.db` under the working directory. */
+  file?: string;
+  /** Time source (default `Date.now`). */
+  now?: () => number;
+}
+
+/** The file a SQLite store uses when none is given. */
+export function defaultSqliteFile(cwd: string = process.cwd()): string {
+  const fromEnv = process.env.SWITCHBOARD_DB;
+  return fromEnv !== undefined && fromEnv !== '' ? resolve(cwd, fromEnv) : resolve(cwd, '.switchboard', 'switchboard.db');
+}
+
+/**
+ * The embedded run store: one SQLite file (better-sqlite3, WAL, `synchronous=NORMAL`), safe for
+ * several processes on one machine. A write acknowledged before a crash of the process is kept.
+ *
+ * @example
+ * const store = new SqliteRunStore(); // .switchboard/switchboard.db
+ * const run = await graph.run('hello', { store });
+ */
+export class SqliteRunStore implements RunStore {
+  readonly file: string;
+  readonly #db: Database.Database;
+  readonly #now: () => number;
+
+  constructor(options: SqliteRunStoreOptions = {}) {
+    this.file = options.file === undefined ? defaultSqliteFile() : resolve(options.file);
+    this.#now = options.now ?? Date.now;
+    try {
+      mkdirSync(dirname(this.file), { recursive: true });
+      this.#db = new Database(this.file);
+      this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma('synchronous = NORMAL');
+      this.#db.pragma('busy_timeout = 5000');
+      this.#db.exec(RUN_STORE_SCHEMA.sqlite);
+    } catch (cause) {
+      throw new StoreError(`cannot open the SQLite run store at ${this.file}: ${(cause as Error).message}; check the path (SWITCHBOARD_DB) and its permissions`, {
+        code: 'store_config',
+        cause,
+      });
+    }
+  }
+
+  async insertRun(run: NewRun): Promise<RunRecord> {
+    const cols = newRunColumns(run, this.#now());
+    const names = Object.keys(cols);
+    try {
+      this.#db.prepare(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols);
+    } catch (cause) {
+      throw new StoreError(`cannot create run ${run.runId}: ${(cause as Error).message}`, { code: 'run_conflict', cause });
+    }
+    return (await this.getRun(run.runId))!;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const row = this.#db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    return row === undefined ? null : rowToRecord(row);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status !== undefined) (where.push('status = ?'), params.push(filter.status));
+    if (filter.graphName !== undefined) (where.push('graph_name = ?'), params.push(filter.graphName));
+    const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ?`;
+    const rows = this.#db.prepare(sql).all(...params, filter.limit ?? 100) as RunRow[];
+    return rows.map(rowToRecord);
+  }
+
+  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<RunRecord | null> {
+    const cols = patchColumns(patch);
+    const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
+    const update = this.#db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
+    const insert = this.#db.prepare('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
+    const changed = this.#db.transaction(() => {
+      if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
+      for (const e of events) insert.run(e.runId, e.seq, e.type, e.at, JSON.stringify(e.data));
+      return true;
+    })();
+    return changed ? this.getRun(runId) : null;
+  }
+
+  async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    const info = this.#db.prepare('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner);
+    return info.changes > 0;
+  }
+
+  async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
+    const rows = this.#db
+      .prepare('SELECT run_id, seq, type, at, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(runId, options.afterSeq ?? 0, options.limit ?? 1_000_000) as Array<{ run_id: string; seq: number; type: string; at: number; data: string }>;
+    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+  }
+
+  async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
+    const row = this.#db.prepare('SELECT value FROM journal WHERE run_id = ? AND step = ? AND call_key = ?').get(runId, step, key) as
+      | { value: string }
+      | undefined;
+    return row === undefined ? undefined : { value: JSON.parse(row.value) };
+  }
+
+  async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+      .run(runId, step, key, JSON.stringify(value ?? null), this.#now());
+  }
+
+  async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
+    const one = (sql: string) => ((this.#db.prepare(sql).get(runId) as { n: number | null }).n ?? 0);
+    return {
+      snapshotBytes: one('SELECT length(CAST(snapshot AS BLOB)) AS n FROM runs WHERE run_id = ?'),
+      eventBytes: one('SELECT sum(length(CAST(data AS BLOB))) AS n FROM events WHERE run_id = ?'),
+      journalBytes: one('SELECT sum(length(CAST(value AS BLOB))) AS n FROM journal WHERE run_id = ?'),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it, afterEach, beforeEach } from 'vitest';
+import { StateGraph, cancelRun, resumeRun, RunStateError, type RunStore, type WorkflowEvent } from '../../../src/index.js';
+import { approvalGraph } from '../../fixtures/durableGraphs.js';
+import type { StoreTarget } from '../../persistence/storeTargets.js';
+import { runChild } from './childProcess.js';
+
+/** Durable-run behaviour every store must support: checkpoints, waiting, resume, cancel, recovery rules. */
+export function durableContract(label: string, makeTarget: () => StoreTarget): void {
+  describe(`${label}: durable runs`, () => {
+    let target: StoreTarget;
+    let store: RunStore;
+    beforeEach(() => {
+      target = makeTarget();
+      store = target.store;
+    });
+    afterEach(async () => {
+      await target.close();
+    });
+
+    it('checkpoints every step before the next node starts, and stores every event', async () => {
+      const seenSteps: Array<[number, number]> = [];
+      const graph = new StateGraph({ name: 'steps' })
+        .addNode('a', async (ctx) => {
+          const stored = await store.getRun(ctx.runId);
+          seenSteps.push([ctx.step, (stored!.snapshot as { context: { steps: number } }).context.steps]);
+          ctx.put('n', (ctx.get<number>('n') ?? 0) + 1);
+          return null;
+        })
+        .start('a')
+        .addTransition('a', 'a', (ctx) => (ctx.get<number>('n') ?? 0) < 4);
+      const emitted: WorkflowEvent[] = [];
+      const run = await graph.run('x', { store, onEvent: (e) => emitted.push(e) });
+      expect(run.status).toBe('completed');
+      expect(seenSteps).toEqual([[1, 1], [2, 2], [3, 3], [4, 4]]);
+      const stored = await store.listEvents(run.runId);
+      expect(stored.map((e) => [e.seq, e.type])).toEqual(emitted.map((e) => [e.seq, e.type]));
+      const record = await store.getRun(run.runId);
+      expect(record).toMatchObject({ status: 'completed', owner: null, lastSeq: emitted.length });
+      expect((record!.snapshot as { context: { state: { n: number } } }).context.state.n).toBe(4);
+    });
+
+    it('waits at a human node, resumes with the reply, and refuses a second resume', async () => {
+      const graph = approvalGraph();
+      const run = await graph.run('SO20261001', { store });
+      expect(run.status).toBe('waiting');
+      expect(run.waiting).toEqual({ nodeId: 'approve', reason: 'approve a refund of 599 CNY' });
+      expect(await store.getRun(run.runId)).toMatchObject({ status: 'waiting', waitReason: 'approve a refund of 599 CNY', owner: null });
+
+      const resumed = await resumeRun(graph, run.runId, { reply: 'approved by Ana' }, { store });
+      expect(resumed.status).toBe('completed');
+      expect(resumed.path).toEqual(['draft', 'approve', 'finish']);
+      expect(resumed.outputText).toBe('finished: approved by Ana (reply=approved by Ana)');
+      expect(resumed.state.get('humanReply')).toBe('approved by Ana');
+
+      const before = await store.getRun(run.runId);
+      const again = await resumeRun(graph, run.runId, { reply: 'twice' }, { store }).catch((e: unknown) => e);
+      expect(again).toBeInstanceOf(RunStateError);
+      expect(again).toMatchObject({ code: 'run_finished' });
+      expect(await store.getRun(run.runId)).toEqual(before);
+      const seqs = (await store.listEvents(run.runId)).map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    });
+
+    it('lets exactly one of two concurrent resumes win; the loser changes nothing', async () => {
+      const graph = approvalGraph();
+      const run = await graph.run('SO1', { store });
+      const results = await Promise.allSettled([
+        resumeRun(graph, run.runId, { reply: 'first' }, { store }),
+        resumeRun(graph, run.runId, { reply: 'second' }, { store }),
+      ]);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      // Which refusal the loser gets depends on how far the winner got: the compare-and-set itself
+      // (run_conflict), or a run already claimed or finished.
+      expect(lost[0]!.reason).toBeInstanceOf(RunStateError);
+      expect(['run_conflict', 'run_not_waiting', 'run_finished']).toContain((lost[0]!.reason as RunStateError).code);
+      const events = await store.listEvents(run.runId);
+      expect(events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
+      const reply = (won[0] as PromiseFulfilledResult<{ state: Map<string, unknown> }>).value.state.get('humanReply');
+      expect(['first', 'second']).toContain(reply);
+    });
+
+    it('refuses a reply that is not a string, and a resume by a graph whose shape changed', async () => {
+      const run = await approvalGraph().run('SO1', { store });
+      await expect(resumeRun(approvalGraph(), run.runId, { reply: 42 as never }, { store })).rejects.toMatchObject({ code: 'invalid_reply' });
+      const changed = approvalGraph().addNode('extra', () => null);
+      await expect(resumeRun(changed, run.runId, { reply: 'ok' }, { store })).rejects.toMatchObject({ code: 'graph_changed' });
+      await expect(resumeRun(approvalGraph(), 'no-such-run', { reply: 'ok' }, { store })).rejects.toMatchObject({ code: 'run_not_found' });
+      expect((await store.getRun(run.runId))!.status).toBe('waiting');
+    });
+
+    it('cancels a waiting run and a run in flight', async () => {
+      const waiting = await approvalGraph().run('SO1', { store });
+      expect((await cancelRun(store, waiting.runId)).status).toBe('cancelled');
+      await expect(resumeRun(approvalGraph(), waiting.runId, { reply: 'late' }, { store })).rejects.toMatchObject({ code: 'run_finished' });
+      await expect(cancelRun(store, waiting.runId)).rejects.toMatchObject({ code: 'run_finished' });
+
+      const slow = new StateGraph({ name: 'slow' })
+        .addNode('wait', (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(null))))
+        .start('wait');
+      const pending = slow.run('x', { store, runId: `slow-${label}` });
+      await new Promise((r) => setTimeout(r, 50));
+      await cancelRun(store, `slow-${label}`);
+      const run = await pending;
+      expect(run.status).toBe('cancelled');
+      expect((await store.getRun(run.runId))!.status).toBe('cancelled');
+    });
+
+    it('fails a run whose state cannot be stored, naming the key', async () => {
+      const graph = new StateGraph({ name: 'bad-state' })
+        .addNode('a', (ctx) => {
+          ctx.put('when', new Date(0));
+          return 'a';
+        })
+        .addNode('b', () => 'b')
+        .start('a')
+        .addEdge('a', 'b');
+      const run = await graph.run('x', { store });
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('not_json');
+      expect(run.error?.message).toMatch(/state\.when holds a Date/);
+      expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'not_json' } });
+    });
+
+    it('stores no API key anywhere, even when a node puts it in the state and the output', async () => {
+      const key = 'sk-test-DO-NOT-STORE-1234567890abcdef';
+      const saved = process.env.OPENAI_API_KEY;
+      process.env.OPENAI_API_KEY = key;
+      try {
+        const graph = new StateGraph({ name: 'leaky' })
+          .addNode('a', (ctx) => {
+            ctx.put('config', { apiKey: key, baseURL: 'http://127.0.0.1:1' });
+            ctx.put('note', `using key ${key}`);
+            return `the key is ${key}`;
+          })
+          .addNode('b', () => {
+            throw new Error(`upstream rejected ${key}`);
+          })
+          .start('a')
+          .addEdge('a', 'b');
+        const run = await graph.run('x', { store });
+        expect(run.status).toBe('failed');
+        const dump = await target.dump();
+        expect(dump).toContain(run.runId);
+        expect(dump).not.toContain(key);
+      } finally {
+        if (saved === undefined) delete process.env.OPENAI_API_KEY;
+        else process.env.OPENAI_API_KEY = saved;
+      }
+    });
+
+    it('grows storage per step with the delta, not with the whole state', async () => {
+      const big = 'x'.repeat(10_000);
+      const graph = new StateGraph({ name: 'big-state', maxSteps: 200 })
+        .addNode('a', (ctx) => {
+          if (ctx.get('big') === undefined) ctx.put('big', big);
+          ctx.put('n', (ctx.get<number>('n') ?? 0) + 1);
+          return null;
+        })
+        .start('a')
+        .addEdge('a', 'a');
+      const run = await graph.run('x', { store });
+      expect(run.steps).toBe(200);
+      const size = await store.sizeOf(run.runId);
+      // One snapshot (the 10 KB value once, plus the path), and small events per step.
+      expect(size.snapshotBytes).toBeLessThan(10_000 + 200 * 8 + 3_000);
+      expect(size.eventBytes / 200).toBeLessThan(1_500);
+    });
+
+    it('keeps a waiting run across processes: another process resumes it, a third is refused', async () => {
+      const runId = `xproc-${label.toLowerCase()}-${Date.now()}`;
+      const started = await runChild(['start', 'approval', 'SO20261002', runId], target.env);
+      expect(started.output).toMatchObject({ runId, status: 'waiting' });
+      const resumed = await runChild(['resume', runId, 'approved in process 2'], target.env);
+      expect(resumed.output).toMatchObject({ status: 'completed', outputText: 'finished: approved in process 2 (reply=approved in process 2)' });
+      const refused = await runChild(['resume', runId, 'again'], target.env);
+      expect(refused.output).toMatchObject({ error: { name: 'RunStateError', code: 'run_finished' } });
+    });
+  });
+}

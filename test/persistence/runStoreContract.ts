@@ -1,0 +1,103 @@
+import { describe, expect, it, afterEach, beforeEach } from 'vitest';
+import type { RunStore, StoredEvent } from '../../src/index.js';
+import type { StoreTarget } from './storeTargets.js';
+
+const ev = (runId: string, seq: number, type = 'node.started'): StoredEvent => ({ runId, seq, type, at: 1000 + seq, data: { type, seq, runId } });
+
+/** The behaviour every RunStore must have; runs once per implementation. */
+export function runStoreContract(label: string, makeTarget: () => StoreTarget): void {
+  describe(`${label}: RunStore contract`, () => {
+    let target: StoreTarget;
+    let store: RunStore;
+    beforeEach(() => {
+      target = makeTarget();
+      store = target.store;
+    });
+    afterEach(async () => {
+      await target.close();
+    });
+
+    const newRun = (runId: string) =>
+      store.insertRun({ runId, graphName: 'g', graphHash: 'h1', status: 'running', owner: 'me', leaseExpiresAt: 5_000, snapshot: { n: 1 } });
+
+    it('creates a run at version 1 and reads it back', async () => {
+      const created = await newRun('r1');
+      expect(created).toMatchObject({ runId: 'r1', graphName: 'g', graphHash: 'h1', status: 'running', version: 1, owner: 'me', leaseExpiresAt: 5_000, lastSeq: 0, snapshot: { n: 1 } });
+      expect(await store.getRun('r1')).toEqual(created);
+      expect(await store.getRun('missing')).toBeNull();
+    });
+
+    it('refuses a second run with the same id', async () => {
+      await newRun('dup');
+      await expect(newRun('dup')).rejects.toMatchObject({ code: 'run_conflict' });
+    });
+
+    it('lists runs newest first, filtered by status', async () => {
+      await newRun('a');
+      await newRun('b');
+      const b = (await store.getRun('b'))!;
+      await store.updateRun('b', b.version, { status: 'waiting', waitReason: 'human' });
+      expect((await store.listRuns()).map((r) => r.runId).sort()).toEqual(['a', 'b']);
+      expect((await store.listRuns({ status: 'waiting' })).map((r) => r.runId)).toEqual(['b']);
+      expect((await store.listRuns({ status: 'completed' }))).toEqual([]);
+      expect((await store.listRuns({ limit: 1 }))).toHaveLength(1);
+    });
+
+    it('writes a patch and its events only at the expected version', async () => {
+      await newRun('cas');
+      const next = await store.updateRun('cas', 1, { status: 'completed', snapshot: { n: 2 }, outputText: 'done', lastSeq: 2, error: null }, [ev('cas', 1), ev('cas', 2)]);
+      expect(next).toMatchObject({ version: 2, status: 'completed', snapshot: { n: 2 }, outputText: 'done', lastSeq: 2 });
+      const stale = await store.updateRun('cas', 1, { status: 'failed' }, [ev('cas', 3)]);
+      expect(stale).toBeNull();
+      expect((await store.getRun('cas'))!.status).toBe('completed');
+      expect((await store.listEvents('cas')).map((e) => e.seq)).toEqual([1, 2]);
+      expect(await store.updateRun('nope', 1, { status: 'failed' })).toBeNull();
+    });
+
+    it('lets exactly one of two concurrent compare-and-set writes win', async () => {
+      await newRun('race');
+      const results = await Promise.all([
+        store.updateRun('race', 1, { status: 'running', owner: 'p1' }),
+        store.updateRun('race', 1, { status: 'running', owner: 'p2' }),
+      ]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect((await store.getRun('race'))!.version).toBe(2);
+    });
+
+    it('keeps events in order and reads them after a sequence number', async () => {
+      await newRun('ev');
+      await store.updateRun('ev', 1, { lastSeq: 3 }, [ev('ev', 1, 'run.started'), ev('ev', 2), ev('ev', 3, 'node.completed')]);
+      const all = await store.listEvents('ev');
+      expect(all.map((e) => [e.seq, e.type])).toEqual([[1, 'run.started'], [2, 'node.started'], [3, 'node.completed']]);
+      expect(all[0]).toEqual(ev('ev', 1, 'run.started'));
+      expect((await store.listEvents('ev', { afterSeq: 1 })).map((e) => e.seq)).toEqual([2, 3]);
+    });
+
+    it('records a side effect once: the first journal entry wins', async () => {
+      await newRun('j');
+      expect(await store.getJournal('j', 3, 'charge')).toBeUndefined();
+      await store.putJournal('j', 3, 'charge', { receipt: 'R1' });
+      await store.putJournal('j', 3, 'charge', { receipt: 'R2' });
+      expect(await store.getJournal('j', 3, 'charge')).toEqual({ value: { receipt: 'R1' } });
+      expect(await store.getJournal('j', 4, 'charge')).toBeUndefined();
+      await store.putJournal('j', 4, 'nothing', null);
+      expect(await store.getJournal('j', 4, 'nothing')).toEqual({ value: null });
+    });
+
+    it('renews a lease only for its owner, without bumping the version', async () => {
+      await newRun('lease');
+      expect(await store.renewLease('lease', 'me', 9_000)).toBe(true);
+      expect(await store.renewLease('lease', 'someone-else', 99_000)).toBe(false);
+      expect(await store.getRun('lease')).toMatchObject({ leaseExpiresAt: 9_000, version: 1 });
+    });
+
+    it('reports the bytes held for a run', async () => {
+      await newRun('size');
+      await store.updateRun('size', 1, { lastSeq: 1 }, [ev('size', 1)]);
+      const size = await store.sizeOf('size');
+      expect(size.snapshotBytes).toBe(JSON.stringify({ n: 1 }).length);
+      expect(size.eventBytes).toBe(JSON.stringify(ev('size', 1).data).length);
+      expect(size.journalBytes).toBe(0);
+    });
+  });
+}

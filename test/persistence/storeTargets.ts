@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PostgresRunStore, SqliteRunStore, type RunStore } from '../../src/index.js';
+
+/** A store under test, with a way to read every byte it holds and the env a child process needs to reach it. */
+export interface StoreTarget {
+  store: RunStore;
+  /** Everything stored, as text (file bytes for SQLite, every row for PostgreSQL). */
+  dump(): Promise<string>;
+  /** Environment for a child process that should open the same store. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The PostgreSQL server the tests use: `.ci/run` always sets it. */
+export const PG_URL = process.env.SWITCHBOARD_TEST_DATABASE_URL;
+
+export function sqliteTarget(): StoreTarget {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-store-'));
+  const file = join(dir, 'runs.db');
+  const store = new SqliteRunStore({ file });
+  return {
+    store,
+    env: { SWITCHBOARD_DB: file, SWITCHBOARD_DATABASE_URL: '' },
+    dump: async () => [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('\n'),
+    close: () => store.close(),
+  };
+}
+
+let schemaCounter = 0;
+
+export function postgresTarget(): StoreTarget {
+  const schema = `t_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
+  const store = new PostgresRunStore({ url: PG_URL!, schema, max: 4 });
+  return {
+    store,
+    env: { SWITCHBOARD_DATABASE_URL: PG_URL!, SWITCHBOARD_DATABASE_SCHEMA: schema, SWITCHBOARD_DB: '' },
+    dump: async () => {
+      const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
+      await client.connect();
+      try {
+        const parts: string[] = [];
+        for (const table of ['runs', 'events', 'journal']) parts.push(JSON.stringify((await client.query(`SELECT * FROM ${table}`)).rows));
+        return parts.join('\n');
+      } finally {
+        await client.end();
+      }
+    },
+    close: () => store.close(),
+  };
+}
