@@ -8,6 +8,7 @@ import { createModelFromEnv } from '../model/createModelFromEnv.js';
 import type { ModelClient } from '../model/ModelClient.js';
 import type { OfflineRule } from '../model/OfflineRule.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** Options for `new Agent()`. */
 export interface AgentOptions {
@@ -76,7 +77,7 @@ export class Agent {
     const parsed = Options.safeParse(options);
     if (!parsed.success) {
       const name = typeof options?.name === 'string' ? `"${options.name}"` : '';
-      throw new AgentDefinitionError(`new Agent(${name}): ${z.prettifyError(parsed.error)}`);
+      throw new AgentDefinitionError(`new Agent(${name}): ${formatZodError(parsed.error)}`);
     }
     this.name = options.name;
     this.instructions = options.instructions;

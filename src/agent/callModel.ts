@@ -2,14 +2,14 @@ import { raceAbort } from './raceAbort.js';
 import type { ModelClient, ModelRequest } from '../model/ModelClient.js';
 import { ModelResponse } from '../model/ModelMessage.js';
 import { ModelError } from '../errors/ModelError.js';
-import { z } from 'zod';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** Checks what a model client returned, so a broken custom client fails with a clear message. */
 function checked(model: ModelClient, value: unknown): ModelResponse {
   const parsed = ModelResponse.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new ModelError(
-    `model client "${model.name}" returned an invalid response (${z.prettifyError(parsed.error)}); ` +
+    `model client "${model.name}" returned an invalid response (${formatZodError(parsed.error)}); ` +
       'return { text, toolCalls: [{ id, name, arguments }], usage }',
     { code: 'model_error', fault: 'system', retryable: false },
   );

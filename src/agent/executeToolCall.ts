@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import { AbortedError, linkSignals, raceAbort } from './raceAbort.js';
 import type { Tool, ToolContext } from './tool.js';
 import type { ToolResult } from './ToolResult.js';
 import type { ModelToolCall } from '../model/ModelMessage.js';
 import { ToolError } from '../errors/ToolError.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** A call checked before running: either ready to run with parsed arguments, or already failed. */
 export type PreparedToolCall =
@@ -54,7 +54,7 @@ export function prepareToolCall(call: ModelToolCall, tools: ReadonlyMap<string, 
   const parsed = tool.parameters.safeParse(args);
   if (!parsed.success) {
     return fail(
-      new ToolError(`the arguments for tool "${call.name}" do not match its schema: ${z.prettifyError(parsed.error)}; fix them and call again`, {
+      new ToolError(`the arguments for tool "${call.name}" do not match its schema: ${formatZodError(parsed.error)}; fix them and call again`, {
         code: 'invalid_tool_arguments',
         retryable: true,
       }),

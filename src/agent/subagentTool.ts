@@ -8,6 +8,7 @@ import { tool, type Tool, type ToolContext } from './tool.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { HandoffError } from '../errors/HandoffError.js';
 import { describeThrown } from '../errors/SwitchboardError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 const SubagentArgs = z.object({
   task: z.string().min(1).describe('What the subagent should do, stated completely'),
@@ -48,7 +49,7 @@ export function subagentToolName(agentName: string): string {
 export function subagentTool(agent: Agent, options: SubagentToolOptions = {}): Tool<typeof SubagentArgs> {
   if (!(agent instanceof Agent)) throw new AgentDefinitionError('subagentTool(agent): expected an Agent made with new Agent({ ... })');
   const parsed = HandoffPolicy.safeParse(options.policy ?? {});
-  if (!parsed.success) throw new AgentDefinitionError(`subagentTool("${agent.name}") policy: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new AgentDefinitionError(`subagentTool("${agent.name}") policy: ${formatZodError(parsed.error)}`);
   const policy = parsed.data;
   const name = options.name ?? subagentToolName(agent.name);
   const shared: AgentSession | null = options.session === 'shared' ? agent.newSession() : null;

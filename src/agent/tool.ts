@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { HandoffCompletedEvent, HandoffStartedEvent } from './AgentEvent.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** Removes `agent` from each member of a union of events (the loop adds it). */
 type WithoutAgent<T> = T extends unknown ? Omit<T, 'agent'> : never;
@@ -85,7 +86,7 @@ export function tool<P extends z.ZodObject>(config: ToolConfig<P>): Tool<P> {
   const parsed = Config.safeParse(config);
   if (!parsed.success) {
     const name = typeof config?.name === 'string' ? `"${config.name}"` : '';
-    throw new AgentDefinitionError(`tool(${name}): ${z.prettifyError(parsed.error)}`);
+    throw new AgentDefinitionError(`tool(${name}): ${formatZodError(parsed.error)}`);
   }
   let jsonSchema: Record<string, unknown>;
   try {

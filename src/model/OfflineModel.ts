@@ -4,6 +4,7 @@ import type { ModelMessage, ModelResponse, ModelToolCall } from './ModelMessage.
 import { OfflineReply, type OfflineConversation, type OfflineRule, type OfflineToolResult } from './OfflineRule.js';
 import { splitTokens } from './splitTokens.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** Options for `new OfflineModel()`. */
 export interface OfflineModelOptions {
@@ -106,7 +107,7 @@ export class OfflineModel implements ModelClient {
     const parsed = OfflineReply.safeParse(rule(conversation));
     if (!parsed.success) {
       throw new AgentDefinitionError(
-        `the offline rule of agent "${agent}" returned an invalid reply (${z.prettifyError(parsed.error)}); ` +
+        `the offline rule of agent "${agent}" returned an invalid reply (${formatZodError(parsed.error)}); ` +
           'return a string, { text }, { toolCalls: [{ name, arguments }] } or null',
       );
     }

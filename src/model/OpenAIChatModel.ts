@@ -8,6 +8,7 @@ import { ToolCallAssembler } from './ToolCallAssembler.js';
 import { describeEndpoint, toModelError, type ModelCallInfo } from './toModelError.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { ModelError } from '../errors/ModelError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** Options for `new OpenAIChatModel()`. */
 export interface OpenAIChatModelOptions {
@@ -30,7 +31,7 @@ export interface OpenAIChatModelOptions {
 const Options = z.object({
   model: z.string().trim().min(1, 'model must name the model to call, e.g. "gpt-4o-mini"'),
   client: z.instanceof(OpenAI).optional(),
-  baseURL: z.url('baseURL must be an absolute URL such as "http://127.0.0.1:11434/v1"').optional(),
+  baseURL: z.url({ protocol: /^https?$/, error: 'baseURL must be an absolute http(s) URL such as "http://127.0.0.1:11434/v1"' }).optional(),
   apiKey: z.string().min(1, 'apiKey must not be empty; omit it to use OPENAI_API_KEY').optional(),
   maxRetries: z.number().int().min(0).max(10).optional(),
   timeoutMs: z.number().int().positive().optional(),
@@ -83,7 +84,7 @@ export class OpenAIChatModel implements ModelClient {
   constructor(options: OpenAIChatModelOptions) {
     const parsed = Options.safeParse(options);
     if (!parsed.success) {
-      throw new AgentDefinitionError(`new OpenAIChatModel(): ${z.prettifyError(parsed.error)}`);
+      throw new AgentDefinitionError(`new OpenAIChatModel(): ${formatZodError(parsed.error)}`);
     }
     const { model, client, baseURL, apiKey, maxRetries, timeoutMs, temperature } = parsed.data;
     if (client === undefined) {
@@ -199,7 +200,7 @@ export class OpenAIChatModel implements ModelClient {
 
   #unreadable(error: z.ZodError): ModelError {
     return new ModelError(
-      `model "${this.model}" at ${this.#info.endpoint} answered with a chat completion Switchboard cannot read (${z.prettifyError(error)}); ` +
+      `model "${this.model}" at ${this.#info.endpoint} answered with a chat completion Switchboard cannot read (${formatZodError(error)}); ` +
         'check that the server speaks the OpenAI chat completions API',
       { code: 'model_error', fault: 'system', retryable: false },
     );

@@ -4,6 +4,7 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/Model
 import type { ModelResponse, ModelToolCall } from '../model/ModelMessage.js';
 import { ModelUsage } from '../model/ModelMessage.js';
 import { splitTokens } from '../model/splitTokens.js';
+import { formatZodError } from '../errors/formatZodError.js';
 
 /** One scripted answer. */
 export const ScriptedTurn = z
@@ -59,7 +60,7 @@ export class ScriptedModel implements ModelClient {
   constructor(turns: readonly ScriptedTurn[]) {
     this.#turns = turns.map((turn, i) => {
       const parsed = ScriptedTurn.safeParse(turn);
-      if (!parsed.success) throw new ScriptMismatchError(`ScriptedModel turn ${i + 1} is invalid: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success) throw new ScriptMismatchError(`ScriptedModel turn ${i + 1} is invalid: ${formatZodError(parsed.error)}`);
       return parsed.data;
     });
   }
