@@ -59,12 +59,15 @@ async function collect(events: AsyncIterable<WorkflowEvent>): Promise<WorkflowEv
   return out;
 }
 
+/** Reads a field of a node event (node events carry fields the engine's union does not name). */
+const field = (event: WorkflowEvent, key: string): unknown => (event as unknown as Record<string, unknown>)[key];
+
 const deltasOf = (events: WorkflowEvent[], nodeId: string) =>
-  events.filter((e) => e.type === 'model.delta' && e['nodeId'] === nodeId).map((e) => e['text'] as string);
+  events.filter((e) => e.type === 'model.delta' && field(e, 'nodeId') === nodeId).map((e) => field(e, 'text') as string);
 
 const inputOf = (events: WorkflowEvent[], nodeId: string) => {
-  const started = events.find((e) => e.type === 'node.started' && e['nodeId'] === nodeId);
-  return (started?.['request'] as { input: unknown } | undefined)?.input;
+  const started = events.find((e) => e.type === 'node.started' && field(e, 'nodeId') === nodeId);
+  return ((started && field(started, 'request')) as { input: unknown } | undefined)?.input;
 };
 
 describe('a router agent → weather agent graph', () => {
@@ -84,11 +87,11 @@ describe('a router agent → weather agent graph', () => {
     expect(deltasOf(events, 'router').join('')).toBe('weather: Paris');
     expect(deltasOf(events, 'weather').join('')).toBe('It is sunny and 21°C in Paris.');
     expect(inputOf(events, 'weather')).toBe('weather: Paris');
-    expect(events.some((e) => e.type === 'tool.result' && e['nodeId'] === 'weather')).toBe(true);
+    expect(events.some((e) => e.type === 'tool.result' && field(e, 'nodeId') === 'weather')).toBe(true);
     const completed = events.at(-1)!;
     expect(completed.type).toBe('run.completed');
     expect((completed as { run: { outputText: string } }).run.outputText).toBe('It is sunny and 21°C in Paris.');
-    const nodeCompleted = events.filter((e) => e.type === 'node.completed').map((e) => (e['result'] as { outputText: string }).outputText);
+    const nodeCompleted = events.filter((e) => e.type === 'node.completed').map((e) => (field(e, 'result') as { outputText: string }).outputText);
     expect(nodeCompleted).toEqual(['weather: Paris', 'It is sunny and 21°C in Paris.']);
   });
 
