@@ -38,11 +38,7 @@ function toolResultsSinceInput(messages: readonly ModelMessage[]): { input: stri
       parsed = { ok: true, output: message.content };
     }
     const observation = Observation.safeParse(parsed);
-    toolResults.push(
-      observation.success
-        ? { name: message.name, ...observation.data, ok: observation.data.ok }
-        : { name: message.name, ok: true, output: parsed },
-    );
+    toolResults.push(observation.success ? { name: message.name, ...observation.data } : { name: message.name, ok: true, output: parsed });
   }
   return { input, toolResults, turn };
 }

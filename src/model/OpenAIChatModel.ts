@@ -26,6 +26,8 @@ export interface OpenAIChatModelOptions {
   timeoutMs?: number;
   /** Sampling temperature, passed through when set. */
   temperature?: number;
+  /** Ask for usage in streamed responses (`stream_options.include_usage`, default true); turn off for servers that reject it. */
+  streamUsage?: boolean;
 }
 
 const Options = z.object({
@@ -36,6 +38,7 @@ const Options = z.object({
   maxRetries: z.number().int().min(0).max(10).optional(),
   timeoutMs: z.number().int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
+  streamUsage: z.boolean().optional(),
 });
 
 function toUsage(usage: z.infer<typeof UsageWire>): ModelUsage {
@@ -80,13 +83,14 @@ export class OpenAIChatModel implements ModelClient {
   readonly #client: OpenAI;
   readonly #info: ModelCallInfo;
   readonly #temperature: number | undefined;
+  readonly #streamUsage: boolean;
 
   constructor(options: OpenAIChatModelOptions) {
     const parsed = Options.safeParse(options);
     if (!parsed.success) {
       throw new AgentDefinitionError(`new OpenAIChatModel(): ${formatZodError(parsed.error)}`);
     }
-    const { model, client, baseURL, apiKey, maxRetries, timeoutMs, temperature } = parsed.data;
+    const { model, client, baseURL, apiKey, maxRetries, timeoutMs, temperature, streamUsage } = parsed.data;
     if (client === undefined) {
       const key = apiKey ?? process.env['OPENAI_API_KEY'] ?? (baseURL !== undefined ? 'no-key' : undefined);
       if (key === undefined || key === '') {
@@ -106,6 +110,7 @@ export class OpenAIChatModel implements ModelClient {
     this.model = model;
     this.name = `openai:${model}`;
     this.#temperature = temperature;
+    this.#streamUsage = streamUsage ?? true;
     this.#info = {
       model,
       endpoint: describeEndpoint(this.#client.baseURL),
@@ -148,7 +153,7 @@ export class OpenAIChatModel implements ModelClient {
     let chunks = 0;
     try {
       const stream = await this.#client.chat.completions.create(
-        { ...this.#body(request), stream: true, stream_options: { include_usage: true } },
+        { ...this.#body(request), stream: true, ...(this.#streamUsage ? { stream_options: { include_usage: true } } : {}) },
         { signal: request.signal ?? null, maxRetries: this.#info.maxRetries },
       );
       for await (const raw of stream) {

@@ -16,6 +16,7 @@ export class ToolCallAssembler {
       this.#calls.set(delta.index, call);
     }
     if (delta.id) call.id = delta.id;
+    // OpenAI sends the name once; some compatible servers repeat it in every fragment, others split it.
     if (delta.function?.name) call.name += call.name === delta.function.name ? '' : delta.function.name;
     if (delta.function?.arguments) call.arguments += delta.function.arguments;
   }

@@ -194,6 +194,16 @@ describe('OpenAIChatModel against a fake OpenAI-compatible server', () => {
     expect(server.requests[0]!.body['tool_choice']).toBe('auto');
   });
 
+  it('leaves out stream_options when streamUsage is off', async () => {
+    server.enqueue({ text: 'plain stream' });
+    const quiet = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: API_KEY, streamUsage: false });
+    const agent = new Agent({ name: 'a', instructions: 'i', model: quiet });
+    const events: AgentEvent[] = [];
+    for await (const event of agent.newSession().stream('hi')) events.push(event);
+    expect(server.requests[0]!.body['stream_options']).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: 'final', result: { outputText: 'plain stream', usage: { totalTokens: 0 } } });
+  });
+
   it('works with an injected openai client', async () => {
     const { default: OpenAI } = await import('openai');
     const client = new OpenAI({ apiKey: API_KEY, baseURL: server.baseURL, maxRetries: 0 });
@@ -206,6 +216,16 @@ describe('OpenAIChatModel against a fake OpenAI-compatible server', () => {
 });
 
 describe('OpenAIChatModel options', () => {
+  it('refuses to start without an API key and names the ways to give one', () => {
+    const saved = process.env['OPENAI_API_KEY'];
+    delete process.env['OPENAI_API_KEY'];
+    try {
+      expect(() => new OpenAIChatModel({ model: 'gpt-test' })).toThrow(/set OPENAI_API_KEY, pass apiKey/);
+    } finally {
+      if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
+    }
+  });
+
   it('rejects a blank model name with a message that says what to pass', () => {
     expect(() => new OpenAIChatModel({ model: ' ', apiKey: 'x' })).toThrow(/model must name the model/);
   });
