@@ -26,7 +26,6 @@ export { WorkflowCancelledError } from './errors/WorkflowCancelledError.js';
 
 /** Node, request, result, router and condition types. */
 export type {
-  AgentNode,
   AgentRequest,
   AgentResult,
   Usage,
@@ -104,3 +103,60 @@ export { StoreError } from './persistence/StoreError.js';
 export { RunStateError, type RunStateErrorCode } from './errors/RunStateError.js';
 /** Removes secrets, inline images and `__` keys from values before they are stored or sent. */
 export { redactForOutput, secretValues } from './trace/redact.js';
+
+/** Defines a tool: zod-parsed arguments, a zod-derived JSON schema, failures fed back as observations. */
+export { tool, toolJsonSchema, type Tool, type ToolConfig, type ToolContext, type ToolEmittedEvent } from './agent/tool.js';
+/** The outcome of one tool call and the observation text the model reads. */
+export { ToolResult, toObservation } from './agent/ToolResult.js';
+/** A model plus instructions plus tools, running its own decide → act → observe loop. */
+export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions } from './agent/Agent.js';
+/** One conversation with an agent, with its own memory: `run()` and `stream()`. */
+export { AgentSession, type AgentRunOptions } from './agent/AgentSession.js';
+/** What `session.run()` returns: an AgentResult with status, tool calls and results, usage and steps. */
+export type { AgentRunResult, AgentRunStatus, ToolCallRecord } from './agent/AgentRunResult.js';
+/** What `allowedTools(state)` receives, and the accepted forms of `allowedTools`. */
+export type { AgentTurnState, AllowedTools } from './agent/AgentTurnState.js';
+/** Everything `session.stream()` yields; the last event is `final`. */
+export type {
+  AgentEvent,
+  ModelRequestEvent,
+  ModelDeltaEvent,
+  ModelResponseEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  HandoffStartedEvent,
+  HandoffCompletedEvent,
+  FinalEvent,
+} from './agent/AgentEvent.js';
+/** The node contract (type) and `new AgentNode(agent)`: an agent as a graph node with a fresh session per execution. */
+export { AgentNode } from './agent/AgentNode.js';
+/** A graph node that runs one AgentSession; its stream path forwards agent events and returns the result. */
+export { RuntimeAgentNode } from './agent/RuntimeAgentNode.js';
+/** An agent exposed as a tool of another agent, under a handoff policy. */
+export { subagentTool, subagentToolName, type SubagentToolOptions, type SubagentArgs } from './agent/subagentTool.js';
+/** The rules of a subagent handoff: depth, retries, timeout, allow/deny lists, fail or fallback. */
+export { HandoffPolicy, type HandoffPolicyOptions, type HandoffFailureAction } from './agent/HandoffPolicy.js';
+
+/** The interface every chat model implements, and what it is called with and yields. */
+export type { ModelClient, ModelRequest, ModelStreamEvent, ModelToolSpec, ToolChoice } from './model/ModelClient.js';
+/** Provider-neutral conversation messages, tool calls, usage and responses (zod schemas and types). */
+export { ModelMessage, ModelToolCall, ModelUsage, ModelResponse } from './model/ModelMessage.js';
+/** A ModelClient on the openai SDK's chat completions, for OpenAI and every compatible server. */
+export { OpenAIChatModel, type OpenAIChatModelOptions } from './model/OpenAIChatModel.js';
+/** The embedded deterministic model used when there is no API key. */
+export { OfflineModel, type OfflineModelOptions } from './model/OfflineModel.js';
+/** An agent's offline rule: what it receives and may answer. */
+export { OfflineReply, type OfflineRule, type OfflineConversation, type OfflineToolResult } from './model/OfflineRule.js';
+/** OpenAIChatModel when OPENAI_API_KEY is set, else OfflineModel. */
+export { createModelFromEnv, DEFAULT_MODEL } from './model/createModelFromEnv.js';
+
+/** An agent, tool, model or handoff policy was configured wrongly. */
+export { AgentDefinitionError } from './errors/AgentDefinitionError.js';
+/** An agent run did not produce the answer a graph node needed (max iterations, failed repair, cancelled, busy session). */
+export { AgentRunError, type AgentRunErrorCode } from './errors/AgentRunError.js';
+/** A model call failed after the client's retries, or was rejected. */
+export { ModelError, type ModelErrorCode } from './errors/ModelError.js';
+/** A tool call failed; tools may throw it to say whether a retry can help. */
+export { ToolError, type ToolErrorCode } from './errors/ToolError.js';
+/** A subagent handoff was denied, failed or timed out. */
+export { HandoffError, type HandoffErrorCode } from './errors/HandoffError.js';

@@ -20,7 +20,24 @@ export type SwitchboardErrorCode =
   | 'graph_changed'
   | 'snapshot_version'
   | 'invalid_reply'
-  | 'internal';
+  | 'internal'
+  // Agents, tools and models.
+  | 'agent_definition'
+  | 'session_busy'
+  | 'max_iterations'
+  | 'agent_failed'
+  | 'model_error'
+  | 'rate_limited'
+  | 'model_retries_exhausted'
+  | 'tool_failed'
+  | 'tool_timeout'
+  | 'tool_not_allowed'
+  | 'invalid_tool_arguments'
+  | 'handoff_denied'
+  | 'handoff_depth'
+  | 'handoff_failed'
+  | 'handoff_timeout'
+  | 'script_mismatch';
 
 /** Who is at fault: the caller's code or input, Switchboard itself, or a model. */
 export type ErrorFault = 'user' | 'system' | 'model';

@@ -1,0 +1,156 @@
+import type { Agent } from './Agent.js';
+import type { AgentEvent } from './AgentEvent.js';
+import type { AgentRunResult, AgentRunStatus, ToolCallRecord } from './AgentRunResult.js';
+import { resolveAllowedTools } from './AgentTurnState.js';
+import { callModel } from './callModel.js';
+import { prepareToolCall, runToolCall } from './executeToolCall.js';
+import type { ToolEmittedEvent } from './tool.js';
+import { toObservation, type ToolResult } from './ToolResult.js';
+import type { AgentRequest } from '../graph/AgentNode.js';
+import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import type { ModelMessage, ModelResponse } from '../model/ModelMessage.js';
+import { AgentRunError } from '../errors/AgentRunError.js';
+import type { SerializedError } from '../errors/SwitchboardError.js';
+
+/** A session's memory, kept across its runs. */
+export interface SessionMemory {
+  messages: ModelMessage[];
+  toolResults: ToolResult[];
+}
+
+/** What one run of the loop needs besides the agent and memory. */
+export interface LoopOptions {
+  signal: AbortSignal | undefined;
+  workflow: WorkflowContext | undefined;
+  depth: number;
+  streaming: boolean;
+  emit: (event: AgentEvent) => void;
+}
+
+/** Distributes Omit over the event union. */
+type Pending<T> = T extends unknown ? Omit<T, 'agent'> : never;
+
+/** The text of a run's input: a string as is, anything else as JSON. */
+export function inputText(input: string | AgentRequest): string {
+  const value = typeof input === 'string' ? input : input?.input;
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value);
+}
+
+/**
+ * The ReAct loop: ask the model, run the tools it calls, feed the observations back, until it
+ * answers without tool calls (`completed`), `maxIterations` turns are spent (`max-iterations`),
+ * the signal aborts (`cancelled`) or malformed tool arguments survive their one repair turn
+ * (`failed`). Model errors reject. The last event is always `final` with the result.
+ */
+export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: string | AgentRequest, options: LoopOptions): Promise<AgentRunResult> {
+  const { signal, workflow, depth, streaming } = options;
+  const emit = (event: Pending<AgentEvent> | ToolEmittedEvent) => options.emit({ ...event, agent: agent.name } as AgentEvent);
+  const toolCalls: ToolCallRecord[] = [];
+  const toolResults: ToolResult[] = [];
+  const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let steps = 0;
+  let lastText: string | null = null;
+  let rawResponse: unknown = null;
+
+  const finish = (status: AgentRunStatus, error?: SerializedError): AgentRunResult => {
+    const result: AgentRunResult = { agent: agent.name, status, outputText: lastText, toolCalls, toolResults, usage, steps, rawResponse };
+    if (error !== undefined) result.error = error;
+    emit({ type: 'final', result });
+    return result;
+  };
+
+  if (memory.messages.length === 0) memory.messages.push({ role: 'system', content: agent.instructions });
+  memory.messages.push({ role: 'user', content: inputText(input) });
+  let repairing = false;
+
+  for (let iteration = 1; iteration <= agent.maxIterations; iteration++) {
+    if (signal?.aborted) return finish('cancelled');
+    const allowed = resolveAllowedTools(agent.name, agent.tools, agent.allowedTools, {
+      agent: agent.name,
+      iteration,
+      toolResults: memory.toolResults,
+      succeeded: [...new Set(memory.toolResults.filter((r) => r.ok).map((r) => r.name))],
+      messages: memory.messages,
+      workflow,
+    });
+    const tools = allowed.map((name) => {
+      const t = agent.tools.get(name)!;
+      return { name: t.name, description: t.description, parameters: t.jsonSchema };
+    });
+    emit({ type: 'model.request', iteration, tools: allowed, messages: memory.messages.length });
+    let response: ModelResponse;
+    try {
+      response = await callModel(
+        agent.model,
+        {
+          messages: [...memory.messages],
+          tools,
+          toolChoice: 'auto',
+          ...(signal === undefined ? {} : { signal }),
+          agent: agent.name,
+          ...(agent.offline === undefined ? {} : { offline: agent.offline }),
+        },
+        streaming,
+        (text) => emit({ type: 'model.delta', iteration, text }),
+      );
+    } catch (error) {
+      if (signal?.aborted) return finish('cancelled');
+      throw error;
+    }
+    steps += 1;
+    usage.inputTokens += response.usage.inputTokens ?? 0;
+    usage.outputTokens += response.usage.outputTokens ?? 0;
+    usage.totalTokens += response.usage.totalTokens ?? (response.usage.inputTokens ?? 0) + (response.usage.outputTokens ?? 0);
+    lastText = response.text;
+    rawResponse = response.rawResponse ?? null;
+    memory.messages.push(
+      response.toolCalls.length > 0
+        ? { role: 'assistant', content: response.text, toolCalls: response.toolCalls }
+        : { role: 'assistant', content: response.text },
+    );
+    emit({ type: 'model.response', iteration, text: response.text, toolCalls: response.toolCalls, usage: response.usage });
+    if (response.toolCalls.length === 0) {
+      if (signal?.aborted) return finish('cancelled');
+      lastText = response.text ?? '';
+      return finish('completed');
+    }
+
+    let malformed = false;
+    for (const call of response.toolCalls) {
+      const prepared = prepareToolCall(call, agent.tools, allowed);
+      toolCalls.push({ id: call.id, name: call.name, arguments: prepared.args, iteration });
+      emit({ type: 'tool.call', iteration, callId: call.id, name: call.name, arguments: prepared.args });
+      let result: ToolResult;
+      if (signal?.aborted) {
+        // Every call gets an answer, so the memory stays a valid conversation for the next run.
+        result = { callId: call.id, name: call.name, ok: false, error: `tool "${call.name}" was not run: the run was aborted`, code: 'run_cancelled', retryable: true };
+      } else if (prepared.ready) {
+        result = await runToolCall(call, prepared.tool, prepared.args, { signal, agent: agent.name, iteration, depth, workflow, emit });
+      } else {
+        result = prepared.result;
+        malformed ||= prepared.malformedJson;
+      }
+      toolResults.push(result);
+      memory.toolResults.push(result);
+      memory.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: toObservation(result) });
+      emit({ type: 'tool.result', iteration, result });
+    }
+    if (signal?.aborted) return finish('cancelled');
+    if (malformed && repairing) {
+      const error = new AgentRunError(
+        `agent "${agent.name}": the model sent malformed JSON tool arguments again after its repair turn; ` +
+          'use a model that supports tool calling, or simplify the tool parameters',
+        { code: 'invalid_tool_arguments', agent: agent.name },
+      );
+      return finish('failed', error.toJSON());
+    }
+    repairing = malformed;
+  }
+  const error = new AgentRunError(
+    `agent "${agent.name}" reached maxIterations (${agent.maxIterations}) without a final answer; raise maxIterations or narrow its task`,
+    { code: 'max_iterations', agent: agent.name },
+  );
+  return finish('max-iterations', error.toJSON());
+}

@@ -1,0 +1,31 @@
+import type { AgentRunResult } from './AgentRunResult.js';
+import type { AgentSession } from './AgentSession.js';
+import type { AgentRequest, NodeEmit } from '../graph/AgentNode.js';
+import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import { AgentRunError, type AgentRunErrorCode } from '../errors/AgentRunError.js';
+
+/** A completed run is the node's result; any other status fails the node with the reason. */
+export function settleNodeResult(result: AgentRunResult): AgentRunResult {
+  if (result.status === 'completed') return result;
+  const code: AgentRunErrorCode =
+    result.status === 'cancelled' ? 'run_cancelled' : ((result.error?.code as AgentRunErrorCode | undefined) ?? 'agent_failed');
+  const message =
+    result.error?.message ?? `agent "${result.agent}" was cancelled before it answered`;
+  throw new AgentRunError(message, { code, agent: result.agent });
+}
+
+/**
+ * Runs a session as a graph node. Without `emit` it calls `run`; with it, `stream`, forwarding every
+ * agent event as a node event, and still returns the result.
+ */
+export async function runAsNode(session: AgentSession, ctx: WorkflowContext, request: AgentRequest, emit?: NodeEmit): Promise<AgentRunResult> {
+  const options = { signal: ctx.signal, workflow: ctx };
+  if (emit === undefined) return settleNodeResult(await session.run(request, options));
+  let result: AgentRunResult | undefined;
+  for await (const event of session.stream(request, options)) {
+    if (event.type === 'final') result = event.result;
+    emit({ ...event });
+  }
+  // The stream always ends with `final` unless it threw, in which case we never get here.
+  return settleNodeResult(result!);
+}
