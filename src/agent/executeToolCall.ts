@@ -94,7 +94,13 @@ export async function runToolCall(
     );
   }
   try {
-    const running = Promise.resolve().then(() => tool.execute(args as never, { ...context, signal: controller.signal, callId: call.id }));
+    const journal = tool.sideEffects ? context.workflow : undefined;
+    const execute = (idempotencyKey?: string) =>
+      tool.execute(args as never, { ...context, signal: controller.signal, callId: call.id, ...(idempotencyKey ? { idempotencyKey } : {}) });
+    // Side effects go through the run's journal: a repeated step replays the recorded output.
+    const running = Promise.resolve().then(() =>
+      journal === undefined ? execute() : journal.once(`tool:${tool.name}`, async (key) => jsonOutput(tool.name, await execute(key))),
+    );
     const output = await raceAbort(running, controller.signal);
     return { callId: call.id, name: tool.name, ok: true, output: jsonOutput(tool.name, output) };
   } catch (thrown) {

@@ -24,6 +24,12 @@ export interface ToolContext {
   readonly depth: number;
   /** The graph context when the agent runs as a graph node. */
   readonly workflow: WorkflowContext | undefined;
+  /**
+   * For a tool with `sideEffects`: a key unique to this call within the run (`run:step:tool#n`),
+   * the same when a recovered run repeats the step. Pass it to the system you call so it can drop
+   * a repeated request.
+   */
+  readonly idempotencyKey?: string;
   /** Adds an event to the agent's event stream. */
   emit(event: ToolEmittedEvent): void;
 }
@@ -40,6 +46,12 @@ export interface ToolConfig<P extends z.ZodObject> {
   execute(args: z.output<P>, ctx: ToolContext): unknown;
   /** Abort and report a timeout after this many milliseconds (default: no limit). */
   timeoutMs?: number;
+  /**
+   * The tool changes the world (charges a card, sends a mail). In a stored run its result is
+   * journaled by (run, step, call): when a recovered run repeats the step, the recorded result is
+   * returned and `execute` is not called again. Its output must be JSON.
+   */
+  sideEffects?: boolean;
 }
 
 /** A tool an agent can call, made by `tool()`. */
@@ -50,6 +62,7 @@ export interface Tool<P extends z.ZodObject = z.ZodObject> {
   /** The JSON schema of the arguments, derived from `parameters` with `z.toJSONSchema`. */
   readonly jsonSchema: Record<string, unknown>;
   readonly timeoutMs: number | undefined;
+  readonly sideEffects: boolean;
   execute(args: z.output<P>, ctx: ToolContext): unknown;
 }
 
@@ -61,6 +74,7 @@ const Config = z.object({
   parameters: z.custom<z.ZodObject>((v) => v instanceof z.ZodObject, 'parameters must be a zod object, e.g. z.object({ city: z.string() })'),
   execute: z.custom<(...args: unknown[]) => unknown>((v) => typeof v === 'function', 'execute must be a function (args, ctx) => output'),
   timeoutMs: z.number().int().positive('timeoutMs must be a positive integer of milliseconds').optional(),
+  sideEffects: z.boolean('sideEffects must be true or false').optional(),
 });
 
 /** The JSON schema the model gets for a zod object (input side: defaulted fields are optional). */
@@ -103,6 +117,7 @@ export function tool<P extends z.ZodObject>(config: ToolConfig<P>): Tool<P> {
     parameters: config.parameters,
     jsonSchema,
     timeoutMs: config.timeoutMs,
+    sideEffects: config.sideEffects ?? false,
     execute: config.execute,
   });
 }
