@@ -1,24 +1,50 @@
 import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { RunManager } from '../graph/durable/RunManager.js';
+import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
+import { SwitchboardError } from '../errors/SwitchboardError.js';
+import type { CliContext } from './CliContext.js';
+import { addRunCommands } from './commands/runCommands.js';
+import { loadGraphs } from './loadGraphs.js';
 
-const USAGE = `Usage: switchboard <command> [options]
-
-Options:
-  -h, --help      show this help
-  -v, --version   print the version
-`;
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** Runs the CLI with the given arguments and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    process.stdout.write(USAGE);
+  let manager: RunManager | null = null;
+  const program = new Command('switchboard')
+    .description('Multi-agent workflows as XState statecharts')
+    .version(version(), '-v, --version')
+    .option('--graphs <module>', 'module exporting `graphs` (default: machines/index.ts; env SWITCHBOARD_GRAPHS)')
+    .option('--db <file>', 'SQLite file for stored runs (default: .switchboard/switchboard.db; env SWITCHBOARD_DB)')
+    .showHelpAfterError()
+    .exitOverride();
+  const cli: CliContext = {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    runs: async () => {
+      if (manager === null) {
+        const opts = program.opts<{ graphs?: string; db?: string }>();
+        const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
+        manager = new RunManager({ store, graphs: await loadGraphs(opts.graphs) });
+      }
+      return manager;
+    },
+  };
+  addRunCommands(program, cli);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
     return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof SwitchboardError) {
+      cli.err(`switchboard: ${error.message} [${error.code}]`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await (manager as RunManager | null)?.store.close();
   }
-  if (command === '-v' || command === '--version') {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
-    return 0;
-  }
-  process.stderr.write(`switchboard: unknown command "${command}"\n\n${USAGE}`);
-  return 2;
 }

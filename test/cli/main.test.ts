@@ -10,6 +10,6 @@ describe('switchboard command', () => {
   it('exits 2 on an unknown command and says which', () => {
     const result = spawnSync(process.execPath, ['bin/switchboard.js', 'frobnicate'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('unknown command "frobnicate"');
+    expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 });

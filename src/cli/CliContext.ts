@@ -1,0 +1,9 @@
+import type { RunManager } from '../graph/durable/RunManager.js';
+
+/** What every command gets: where to print, and the stored runs of the loaded graphs. */
+export interface CliContext {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Opens the store and loads the graphs on first use; closed by `main`. */
+  runs: () => Promise<RunManager>;
+}

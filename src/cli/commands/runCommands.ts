@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { StoredRunStatus } from '../../persistence/RunStore.js';
+import type { WorkflowRun } from '../../graph/WorkflowRun.js';
+import type { CliContext } from '../CliContext.js';
+import { eventLine, runsTable, snapshotPath } from '../format.js';
+import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+
+/** A finished leg as JSON: what scripts read. */
+function runJson(run: WorkflowRun) {
+  return { runId: run.runId, status: run.status, path: run.path, outputText: run.outputText, ...(run.waiting ? { waiting: run.waiting } : {}) };
+}
+
+function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
+  if (json) return cli.out(JSON.stringify(runJson(run)));
+  cli.out(`run ${run.runId}: ${run.status}`);
+  cli.out(`path: ${run.path.join(' → ')}`);
+  if (run.waiting) cli.out(`waiting at ${run.waiting.nodeId}: ${run.waiting.reason}`);
+  if (run.error) cli.out(`error: ${run.error.message}`);
+  if (run.outputText !== null) cli.out(`answer: ${run.outputText}`);
+}
+
+/** `start`, `runs`, `show`, `resume`, `recover`, `cancel`: the stored-run commands. */
+export function addRunCommands(program: Command, cli: CliContext): void {
+  program
+    .command('start <graph> <input>')
+    .description('start a stored run of a graph (see --graphs) with a text input')
+    .option('--json', 'print JSON')
+    .action(async (graph: string, input: string, opts: { json?: boolean }) => {
+      printRun(cli, await (await cli.runs()).start(graph, input), opts.json === true);
+    });
+
+  program
+    .command('runs')
+    .description('list stored runs, newest first')
+    .option('--status <status>', `only runs with this status (${StoredRunStatus.options.join(', ')})`)
+    .option('--limit <n>', 'at most this many runs', '50')
+    .option('--json', 'print JSON')
+    .action(async (opts: { status?: string; limit: string; json?: boolean }) => {
+      let status: StoredRunStatus | undefined;
+      if (opts.status !== undefined) {
+        const parsed = StoredRunStatus.safeParse(opts.status);
+        if (!parsed.success) throw new GraphDefinitionError(`--status must be one of ${StoredRunStatus.options.join(', ')}; received "${opts.status}"`);
+        status = parsed.data;
+      }
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new GraphDefinitionError(`--limit must be a positive integer; received "${opts.limit}"`);
+      const records = await (await cli.runs()).list({ ...(status ? { status } : {}), limit });
+      if (opts.json) return cli.out(JSON.stringify(records.map(({ snapshot: _s, ...r }) => ({ ...r, path: snapshotPath({ ...r, snapshot: _s }) }))));
+      cli.out(records.length === 0 ? 'no runs stored yet' : runsTable(records));
+    });
+
+  program
+    .command('show <runId>')
+    .description("show a run's status, path and events")
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
+      const runs = await cli.runs();
+      const record = await runs.get(runId);
+      const events = await runs.events(runId);
+      if (opts.json) {
+        const { snapshot: _s, ...rest } = record;
+        return cli.out(JSON.stringify({ ...rest, path: snapshotPath(record), events }));
+      }
+      cli.out(`run ${record.runId}  graph ${record.graphName}  status ${record.status}  version ${record.version}`);
+      cli.out(`path: ${snapshotPath(record).join(' → ') || '(none yet)'}`);
+      if (record.waitReason) cli.out(`waiting: ${record.waitReason}`);
+      if (record.error) cli.out(`error: ${record.error.code}: ${record.error.message}`);
+      if (record.outputText !== null) cli.out(`answer: ${record.outputText}`);
+      cli.out(`events (${events.length}):`);
+      for (const event of events) cli.out(eventLine(event));
+    });
+
+  program
+    .command('resume <runId>')
+    .description('resume a run waiting for a human, with the reply')
+    .requiredOption('--reply <text>', "the human's reply")
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { reply: string; json?: boolean }) => {
+      printRun(cli, await (await cli.runs()).resume(runId, { reply: opts.reply }), opts.json === true);
+    });
+
+  program
+    .command('recover')
+    .description('continue runs whose process died, from their last checkpoint')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const outcomes = await (await cli.runs()).recover();
+      if (opts.json) return cli.out(JSON.stringify(outcomes.map((o) => (o.outcome === 'recovered' ? { outcome: o.outcome, ...runJson(o.run) } : o))));
+      if (outcomes.length === 0) return cli.out('nothing to recover');
+      for (const o of outcomes) cli.out(o.outcome === 'recovered' ? `recovered ${o.runId}: ${o.run.status}` : `skipped ${o.runId}: ${o.reason}`);
+    });
+
+  program
+    .command('cancel <runId>')
+    .description('cancel a running, waiting or interrupted run')
+    .action(async (runId: string) => {
+      const record = await (await cli.runs()).cancel(runId);
+      cli.out(`run ${record.runId}: ${record.status}`);
+    });
+}
