@@ -1,13 +1,18 @@
 import type { AgentRequest, AgentResult } from './AgentNode.js';
 import type { StateDelta } from './SharedState.js';
-import type { EdgeKind } from './WorkflowEvent.js';
 import type { RunStatus } from './WorkflowRun.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 
-/** The routing decision kept in context between the node's completion and the routing guards. */
-export type ContextDecision =
-  | { entry: number; to: string; kind: EdgeKind; routeKey?: string }
-  | { entry: -2; to: null; kind: 'error' };
+/**
+ * The routing decision for one step, as the guards read it: `entry` indexes the node's routes
+ * (-1: nothing matched, the graph ends; -2: routing failed). `toEnd` is true when the hop ends the
+ * graph, so the fuse only trips for a run that would go on.
+ */
+export interface RouteChoice {
+  entry: number;
+  toEnd: boolean;
+  routeKey?: string;
+}
 
 /**
  * The machine's context. Plain JSON, so `getPersistedSnapshot()` round-trips through
@@ -34,7 +39,8 @@ export interface GraphMachineContext {
   durationMs: number;
   /** Set while the run waits at a human node. */
   waiting: WaitingInfo | null;
-  decision: ContextDecision | null;
+  /** Set between a human reply and its routing step (regular nodes carry it in their actor's output). */
+  decision: RouteChoice | null;
   error: SerializedError | null;
 }
 
@@ -88,8 +94,9 @@ export interface NodeActorInput {
   step: number;
 }
 
-/** What a node actor resolves to. */
+/** What a node actor resolves to: the node's result and the routing decision made right after it. */
 export interface NodeActorOutput {
   result: AgentResult | null;
   durationMs: number;
+  decision: RouteChoice;
 }

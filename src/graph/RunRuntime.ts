@@ -62,6 +62,11 @@ export class RunRuntime {
     this.#listeners.unshift(listener);
   }
 
+  /** Removes a listener added with {@link addListener}. */
+  removeListener(listener: (event: WorkflowEvent) => void): void {
+    this.#listeners = this.#listeners.filter((l) => l !== listener);
+  }
+
   /** Stamps the envelope on an event and delivers it. */
   emit(runId: string, event: PendingEvent): void {
     if (this.#listeners.length === 0) return;
@@ -89,10 +94,26 @@ export class RunRuntime {
 }
 
 const runtimes = new WeakMap<AnyActorRef, RunRuntime>();
+let pending: RunRuntime | null = null;
 
-/** Attaches a runtime to a machine actor before it starts. */
-export function attachRuntime(actor: AnyActorRef, runtime: RunRuntime): void {
-  runtimes.set(actor, runtime);
+/**
+ * Creates a graph actor with its runtime attached from the very first transition: the initial
+ * state's entry actions run inside `createActor`, before the caller could attach anything.
+ */
+export function createWithRuntime<T extends AnyActorRef>(runtime: RunRuntime, create: () => T): T {
+  pending = runtime;
+  try {
+    const actor = create();
+    runtimes.set(actor, runtime);
+    return actor;
+  } finally {
+    pending = null;
+  }
+}
+
+/** Called by the machine's context factory: adopts the runtime handed over by {@link createWithRuntime}. */
+export function adoptPendingRuntime(self: AnyActorRef): void {
+  if (pending !== null) runtimes.set(self, pending);
 }
 
 /** The runtime of a machine actor; an actor created directly with `createActor` gets a quiet default. */

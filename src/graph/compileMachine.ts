@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { fromPromise, setup } from 'xstate';
-import { END } from './END.js';
+import { setup } from 'xstate';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
-import type {
-  GraphMachineContext,
-  GraphMachineEvent,
-  GraphMachineInput,
-  GraphMachineOutput,
-  NodeActorInput,
-  NodeActorOutput,
-} from './GraphMachineContext.js';
-import { machineActions } from './machineActions.js';
-import { checkMaxSteps, toRequest } from './RunOptions.js';
-import { runNode } from './runNode.js';
-import { runtimeOf } from './RunRuntime.js';
-import { FINAL_STATES, stateKey } from './stateKey.js';
+import type { GraphMachineContext, GraphMachineEvent, GraphMachineInput, GraphMachineOutput, RouteChoice } from './GraphMachineContext.js';
 import { isHumanNode } from './humanNode.js';
+import { machineActions, type HopOutcome } from './machineActions.js';
+import { nodeActor } from './nodeActor.js';
+import { checkMaxSteps, toRequest } from './RunOptions.js';
+import { adoptPendingRuntime } from './RunRuntime.js';
+import { FINAL_STATES, stateKey } from './stateKey.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
@@ -26,108 +18,58 @@ const FINAL_STATUS: Record<(typeof FINAL_STATES)[number], RunStatus> = {
   cancelled: 'cancelled',
 };
 
-/** The XState actor that executes one node. Its input is JSON, so it is persisted while in flight. */
-function nodeActor(node: CompiledNode) {
-  return fromPromise<NodeActorOutput, NodeActorInput>(async ({ input, signal, self }) => {
-    const parent = self._parent;
-    if (parent === undefined) {
-      throw new WorkflowExecutionError(`node actor "${node.id}" must be invoked by its graph machine`, {
-        code: 'internal',
-        nodeId: node.id,
-      });
-    }
-    const runtime = runtimeOf(parent);
-    const ctx =
-      runtime.context ?? runtime.bind(input.runId, (parent.getSnapshot() as { context: GraphMachineContext }).context.state);
-    // Checkpoints of the previous step are written before this node starts.
-    await runtime.barrier();
-    ctx.beginStep(input.step, signal);
-    const started = runtime.clock.now();
-    const result = await runNode(node.node, node.id, ctx, input.request, runtime);
-    return { result, durationMs: runtime.clock.now() - started };
-  });
-}
-
-/** One node: a `running` state that invokes the node actor, then a `routing` state of guarded hops. */
-function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
-  const params = { nodeId: node.id, key: node.key };
-  const entryOf = (toKey: string) => (isHumanNode(spec.byKey.get(toKey)!.node) ? 'waiting' : 'running');
-  const target = (toKey: string | null) => (toKey === null ? `${root}.completed` : `${root}.${toKey}.${entryOf(toKey)}`);
-  const always: object[] = [];
-  if (spec.fused) always.push({ guard: 'fuseSpent', target: `${root}.maxSteps` });
-  always.push({ guard: 'routeFailed', target: `${root}.failed`, actions: [{ type: 'emitRouteFailed', params }] });
+/**
+ * The hops out of a node in priority order, as guarded transitions: the fuse, a routing failure,
+ * every target of the conditional groups and the transitions, then the end. `action` is the
+ * assignment that applies the step (`completeNode`) or only reports it (`routeHuman`).
+ */
+function hops(spec: GraphSpec, node: CompiledNode, root: string, action: 'completeNode' | 'routeHuman') {
+  const hop = (outcome: HopOutcome) => [{ type: action, params: { nodeId: node.id, key: node.key, outcome } }];
+  const list: object[] = [];
+  if (spec.fused) list.push({ guard: 'fuseSpent', target: `${root}.maxSteps`, actions: hop('fuse') });
+  list.push({ guard: 'routeFailed', target: `${root}.failed`, actions: hop('routeFailed') });
   node.routes.forEach((route, entry) => {
-    always.push({
+    list.push({
       guard: { type: 'routedTo', params: { entry, kind: route.kind, index: route.index, to: route.to, ...(route.keys ? { keys: route.keys } : {}) } },
-      target: target(route.toKey),
-      actions: [{ type: 'emitEdge', params }],
+      target: `${root}.${route.toKey ?? 'completed'}`,
+      // A self-loop must leave and re-enter the node so its actor runs again.
+      reenter: true,
+      actions: hop('edge'),
     });
   });
-  always.push({ target: `${root}.completed`, actions: [{ type: 'emitEdge', params }] });
-  if (isHumanNode(node.node)) return humanState(params, always);
+  list.push({ target: `${root}.completed`, actions: hop('edge') });
+  return list;
+}
+
+/** A node: a state that invokes the node actor (id = node id) and leaves by the first matching hop. */
+function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
+  const params = { nodeId: node.id, key: node.key };
   return {
-    initial: 'running',
-    states: {
-      running: {
-        entry: [
-          { type: 'enterNode', params },
-          { type: 'emitNodeStarted', params },
-        ],
-        invoke: {
-          id: node.id,
-          src: node.key,
-          input: ({ context }: { context: GraphMachineContext }): NodeActorInput => ({
-            runId: context.runId,
-            request: context.request,
-            step: context.steps,
-          }),
-          onDone: {
-            target: 'routing',
-            actions: [
-              { type: 'completeNode', params },
-              { type: 'emitNodeCompleted', params },
-              { type: 'decideRoute', params },
-            ],
-          },
-          onError: {
-            target: `${root}.failed`,
-            actions: [
-              { type: 'failNode', params },
-              { type: 'emitNodeFailed', params },
-            ],
-          },
-        },
-      },
-      routing: { always },
+    entry: [{ type: 'enterNode', params }],
+    invoke: {
+      id: node.id,
+      src: node.key,
+      input: ({ context }: { context: GraphMachineContext }) => ({ runId: context.runId, request: context.request, step: context.steps }),
+      onDone: hops(spec, node, root, 'completeNode'),
+      onError: { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
     },
   };
 }
 
-/** A human node: no actor; the run waits in `waiting` until a `human.reply` event arrives. */
-function humanState(params: { nodeId: string; key: string }, always: object[]) {
+/** A human node: no actor; the run waits until a `human.reply` event, then routes from here. */
+function humanState(spec: GraphSpec, node: CompiledNode, root: string) {
+  const params = { nodeId: node.id, key: node.key };
   return {
     initial: 'waiting',
     states: {
       waiting: {
         entry: [
           { type: 'enterNode', params },
-          { type: 'emitNodeStarted', params },
           { type: 'enterWaiting', params },
-          { type: 'emitRunWaiting', params },
         ],
-        on: {
-          'human.reply': {
-            guard: 'validReply',
-            target: 'routing',
-            actions: [
-              { type: 'completeHuman', params },
-              { type: 'emitNodeCompleted', params },
-              { type: 'decideRoute', params },
-            ],
-          },
-        },
+        on: { 'human.reply': { guard: 'validReply', target: 'routing', actions: [{ type: 'completeHuman', params }] } },
       },
-      routing: { always },
+      routing: { always: hops(spec, node, root, 'routeHuman') },
     },
   };
 }
@@ -170,12 +112,15 @@ function toOutput(context: GraphMachineContext): GraphMachineOutput {
   };
 }
 
+/** The decision a hop's guard reads: from the node actor's output, or (after a human reply) the context. */
+const choiceOf = (context: GraphMachineContext, event: object): RouteChoice | null =>
+  (event as { output?: { decision?: RouteChoice } }).output?.decision ?? context.decision;
+
 /**
- * Compiles a validated graph into an XState v5 machine: one compound state per node (key = escaped
- * node id) whose `running` child invokes the node actor (id = node id) and whose `routing` child
- * lists the next hops as guarded transitions in priority order — the fuse, a routing failure, the
- * conditional groups' targets, the transitions, then the end. Final states: completed, maxSteps,
- * failed, cancelled.
+ * Compiles a validated graph into an XState v5 machine: one state per node (key = escaped node id)
+ * invoking the node actor (id = node id), whose `onDone` lists the next hops as guarded transitions
+ * in priority order; human nodes wait for a `human.reply` event instead. Final states: completed,
+ * maxSteps, failed, cancelled.
  */
 export function compileMachine(spec: GraphSpec) {
   const machineId = stateKey(spec.name);
@@ -183,8 +128,12 @@ export function compileMachine(spec: GraphSpec) {
   const actors: Record<string, ReturnType<typeof nodeActor>> = {};
   const states: Record<string, object> = {};
   for (const node of spec.nodes) {
-    actors[node.key] = nodeActor(node);
-    states[node.key] = nodeState(spec, node, root);
+    if (isHumanNode(node.node)) {
+      states[node.key] = humanState(spec, node, root);
+    } else {
+      actors[node.key] = nodeActor(node);
+      states[node.key] = nodeState(spec, node, root);
+    }
   }
   for (const name of FINAL_STATES) {
     states[name] = { type: 'final', entry: [{ type: 'finish', params: { status: FINAL_STATUS[name] } }] };
@@ -199,20 +148,25 @@ export function compileMachine(spec: GraphSpec) {
     },
     actors,
     guards: {
-      fuseSpent: ({ context }) =>
-        context.decision !== null && context.decision.to !== null && context.decision.to !== END && context.steps >= context.maxSteps,
-      routeFailed: ({ context }) => context.decision?.kind === 'error',
-      routedTo: ({ context }, params: { entry: number }) => context.decision?.entry === params.entry,
+      fuseSpent: ({ context, event }) => {
+        const choice = choiceOf(context, event);
+        return choice !== null && choice.entry !== -2 && !choice.toEnd && context.steps >= context.maxSteps;
+      },
+      routeFailed: ({ context, event }) => choiceOf(context, event)?.entry === -2,
+      routedTo: ({ context, event }, params: { entry: number }) => choiceOf(context, event)?.entry === params.entry,
       validReply: ({ event }) => event.type === 'human.reply' && typeof event.reply === 'string',
     },
     // The action implementations take loosely typed arguments; XState's inferred ones are narrower.
     actions: machineActions(spec) as never,
   }).createMachine({
     id: machineId,
-    context: ({ input }) => createContext(spec, input),
+    context: ({ input, self }) => {
+      adoptPendingRuntime(self);
+      return createContext(spec, input);
+    },
     initial: spec.start === null ? 'completed' : spec.start.key,
-    entry: 'emitRunStarted' as never,
-    on: { 'workflow.cancel': { target: '.cancelled', actions: 'emitNodeCancelled' as never } },
+    entry: 'startRun' as never,
+    on: { 'workflow.cancel': { target: '.cancelled', actions: 'cancelNode' as never } },
     // Built dynamically from the graph; XState cannot type-check a config it has not seen.
     states: states as never,
     output: ({ context }) => toOutput(context),

@@ -5,7 +5,7 @@ import type { GraphMachine } from './compileMachine.js';
 import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
 import { checkMaxSteps, toRequest, type RunOptions } from './RunOptions.js';
-import { attachRuntime, RunRuntime } from './RunRuntime.js';
+import { createWithRuntime, RunRuntime } from './RunRuntime.js';
 import { SharedState } from './SharedState.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
@@ -54,8 +54,7 @@ export async function executeRun(
   const runId = options.runId ?? randomUUID();
   const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent });
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
-  const actor = createActor(machine, { input: machineInput(request, runId, options) });
-  attachRuntime(actor, runtime);
+  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options) }));
   return finishRun(runtime, await driveActor(actor, { signal: options.signal }));
 }
 

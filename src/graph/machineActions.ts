@@ -1,11 +1,12 @@
 import { assign, type AnyActorRef } from 'xstate';
-import type { AgentRequest, AgentResult } from './AgentNode.js';
+import type { AgentResult } from './AgentNode.js';
 import { END } from './END.js';
-import type { GraphSpec } from './GraphSpec.js';
-import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput } from './GraphMachineContext.js';
+import type { CompiledNode, GraphSpec } from './GraphSpec.js';
+import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput, RouteChoice } from './GraphMachineContext.js';
 import type { HumanNode } from './humanNode.js';
-import { resolveNext } from './resolveNext.js';
-import { runtimeOf } from './RunRuntime.js';
+import { nextRequest } from './nextRequest.js';
+import { resolveNext, toRouteChoice } from './resolveNext.js';
+import { runtimeOf, type RunRuntime } from './RunRuntime.js';
 import { applyDelta } from './SharedState.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import type { RunStatus } from './WorkflowRun.js';
@@ -18,6 +19,9 @@ interface Args {
   self: AnyActorRef;
 }
 type NodeParams = { nodeId: string; key: string };
+/** What a hop out of a node does besides moving: report an edge, a routing failure, or nothing (fuse). */
+export type HopOutcome = 'edge' | 'routeFailed' | 'fuse';
+type HopParams = NodeParams & { outcome: HopOutcome };
 
 /** Writes an engine bookkeeping key to both the live map and the JSON state, outside any delta. */
 function bookkeep(ctx: WorkflowContext, state: Record<string, unknown>, key: string, value: unknown): void {
@@ -25,46 +29,85 @@ function bookkeep(ctx: WorkflowContext, state: Record<string, unknown>, key: str
   state[key] = value;
 }
 
-/** The handoff rule: a non-null `outputText` becomes the next input; metadata is kept. */
-function nextRequest(current: AgentRequest, result: AgentResult | null): AgentRequest {
-  const text = result?.outputText;
-  if (text === null || text === undefined) return current;
-  return current.metadata === undefined ? { input: text } : { input: text, metadata: current.metadata };
-}
-
-/** Applies a finished node's result: its state writes, the bookkeeping keys and the handoff. */
-function settle(args: Args, nodeId: string, result: AgentResult | null, durationMs: number) {
-  const { context } = args;
-  const ctx = runtimeOf(args.self).bind(context.runId, context.state);
-  const delta = ctx.state.takeDelta();
-  applyDelta(context.state, delta);
-  bookkeep(ctx, context.state, 'lastResult', result);
-  bookkeep(ctx, context.state, 'lastNodeId', nodeId);
-  return { result, request: nextRequest(context.request, result), delta, durationMs, inFlight: null };
+/** Reports the hop a routing step took (or its failure). */
+function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: CompiledNode, choice: RouteChoice, outcome: HopOutcome): void {
+  if (!runtime.listening || outcome === 'fuse') return;
+  if (outcome === 'routeFailed') {
+    const error = runtime.error?.toJSON() ?? context.error;
+    if (error !== null) runtime.emit(context.runId, { type: 'route.failed', nodeId: node.id, step: context.steps, error });
+    return;
+  }
+  if (choice.entry === -1) return runtime.emit(context.runId, { type: 'edge.traversed', from: node.id, to: END, kind: 'end' });
+  const route = node.routes[choice.entry]!;
+  const edge = { type: 'edge.traversed' as const, from: node.id, to: route.to, kind: route.kind, index: route.index };
+  runtime.emit(context.runId, choice.routeKey === undefined ? edge : { ...edge, routeKey: choice.routeKey });
 }
 
 /**
- * The machine's actions. Assignments compute the JSON context (and run routers, which are user code
- * deciding the next hop); `emit*` actions only report, so a pure `machine.transition()` never
- * produces events.
+ * The machine's actions. Each step is two assignments: `enterNode` when a node starts and
+ * `completeNode` on the transition out of it, which applies the node's state writes, the handoff
+ * and the routing decision the node actor made, and reports the events. Events are emitted from
+ * the assignments so they are in order even in the initial transition inside `createActor`.
  */
 export function machineActions(spec: GraphSpec) {
   const bind = ({ context, self }: Args) => runtimeOf(self).bind(context.runId, context.state);
 
+  /** Applies a finished node's result: its state writes, the bookkeeping keys and the handoff. */
+  const settle = (args: Args, nodeId: string, result: AgentResult | null, durationMs: number) => {
+    const { context } = args;
+    const ctx = bind(args);
+    const delta = ctx.state.takeDelta();
+    applyDelta(context.state, delta);
+    bookkeep(ctx, context.state, 'lastResult', result);
+    bookkeep(ctx, context.state, 'lastNodeId', nodeId);
+    const runtime = runtimeOf(args.self);
+    if (runtime.listening) {
+      runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
+    }
+    return { result, request: nextRequest(context.request, result), delta, durationMs, inFlight: null };
+  };
+
   return {
+    startRun: assign(({ context, self }: Args) => {
+      const runtime = runtimeOf(self);
+      if (runtime.listening) runtime.emit(context.runId, { type: 'run.started', graph: context.graph, request: context.request });
+      return {};
+    }),
+
     enterNode: assign((args: Args, { nodeId }: NodeParams) => {
       const { context } = args;
       const ctx = bind(args);
       bookkeep(ctx, context.state, 'currentNodeId', nodeId);
       bookkeep(ctx, context.state, 'currentRequest', context.request);
       context.path.push(nodeId);
-      return { steps: context.steps + 1, inFlight: nodeId, decision: null };
+      const steps = context.steps + 1;
+      const runtime = runtimeOf(args.self);
+      if (runtime.listening) runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
+      return { steps, inFlight: nodeId, decision: null };
     }),
 
-    completeNode: assign((args: Args, { nodeId }: NodeParams) => {
-      const { context } = args;
-      const { result, durationMs } = args.event.output as NodeActorOutput;
-      return settle(args, nodeId, result, durationMs);
+    completeNode: assign((args: Args, { nodeId, key, outcome }: HopParams) => {
+      const { result, durationMs, decision } = args.event.output as NodeActorOutput;
+      const settled = settle(args, nodeId, result, durationMs);
+      const runtime = runtimeOf(args.self);
+      reportHop(runtime, args.context, spec.byKey.get(key)!, decision, outcome);
+      return outcome === 'routeFailed' ? { ...settled, error: runtime.error?.toJSON() ?? null } : settled;
+    }),
+
+    failNode: assign((args: Args, { nodeId }: NodeParams) => {
+      const thrown = args.event.error;
+      const error =
+        thrown instanceof SwitchboardError
+          ? thrown
+          : new WorkflowExecutionError(`node "${nodeId}" failed: ${describeThrown(thrown)}`, { code: 'node_failed', nodeId, cause: thrown });
+      const runtime = runtimeOf(args.self);
+      runtime.error = error;
+      // Writes made before the node threw are kept, as they are in the live map.
+      applyDelta(args.context.state, bind(args).state.takeDelta());
+      if (runtime.listening) {
+        runtime.emit(args.context.runId, { type: 'node.failed', nodeId, step: args.context.steps, error: error.toJSON() });
+      }
+      return { error: error.toJSON(), inFlight: null };
     }),
 
     enterWaiting: assign((args: Args, { nodeId, key }: NodeParams) => {
@@ -76,119 +119,36 @@ export function machineActions(spec: GraphSpec) {
       } catch (error) {
         reason = `waiting for a human reply (the reason function failed: ${describeThrown(error)})`;
       }
+      if (runtime.listening) runtime.emit(args.context.runId, { type: 'run.waiting', nodeId, step: args.context.steps, reason });
       return { status: 'waiting' as const, waiting: { nodeId, reason, since: runtime.clock.now() } };
     }),
 
     completeHuman: assign((args: Args, { nodeId, key }: NodeParams) => {
-      const node = spec.byKey.get(key)!.node as HumanNode;
-      const reply = (args.event as unknown as HumanReplyEvent).reply;
-      bind(args).put(node.replyKey, reply);
-      const since = args.context.waiting?.since ?? runtimeOf(args.self).clock.now();
-      return {
-        ...settle(args, nodeId, { outputText: reply }, runtimeOf(args.self).clock.now() - since),
-        status: 'running' as const,
-        waiting: null,
-      };
-    }),
-
-    decideRoute: assign((args: Args, { key }: NodeParams) => {
-      const { context } = args;
       const node = spec.byKey.get(key)!;
+      const reply = (args.event as unknown as HumanReplyEvent).reply;
+      bind(args).put((node.node as HumanNode).replyKey, reply);
+      const runtime = runtimeOf(args.self);
+      const since = args.context.waiting?.since ?? runtime.clock.now();
+      const settled = settle(args, nodeId, { outputText: reply }, runtime.clock.now() - since);
+      // A human node has no actor, so its routers run here, on the reply.
       const ctx = bind(args);
-      const decision = resolveNext(node, ctx, context.request, context.result);
-      // Routers may write to the state; those writes are kept.
-      applyDelta(context.state, ctx.state.takeDelta());
-      if ('error' in decision) {
-        runtimeOf(args.self).error = decision.error;
-        return { decision: { entry: -2 as const, to: null, kind: 'error' as const }, error: decision.error.toJSON() };
-      }
-      if (decision.entry === -1) return { decision: { entry: -1, to: END, kind: 'end' as const } };
-      const route = node.routes[decision.entry]!;
-      const chosen = { entry: decision.entry, to: route.to, kind: route.kind };
-      return { decision: decision.routeKey === undefined ? chosen : { ...chosen, routeKey: decision.routeKey } };
+      const decision = resolveNext(node, ctx, settled.request, settled.result);
+      applyDelta(args.context.state, ctx.state.takeDelta());
+      const error = 'error' in decision ? ((runtime.error = decision.error), decision.error.toJSON()) : null;
+      return { ...settled, status: 'running' as const, waiting: null, decision: toRouteChoice(node, decision), error };
     }),
 
-    failNode: assign((args: Args, { nodeId }: NodeParams) => {
-      const thrown = args.event.error;
-      const error =
-        thrown instanceof SwitchboardError
-          ? thrown
-          : new WorkflowExecutionError(`node "${nodeId}" failed: ${describeThrown(thrown)}`, {
-              code: 'node_failed',
-              nodeId,
-              cause: thrown,
-            });
-      runtimeOf(args.self).error = error;
-      // Writes made before the node threw are kept, as they are in the live map.
-      applyDelta(args.context.state, bind(args).state.takeDelta());
-      return { error: error.toJSON(), inFlight: null };
-    }),
-
-    finish: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
-
-    emitRunStarted: ({ context, self }: Args) => {
-      const runtime = runtimeOf(self);
-      if (runtime.listening) runtime.emit(context.runId, { type: 'run.started', graph: context.graph, request: context.request });
+    routeHuman: ({ context, self }: Args, { key, outcome }: HopParams) => {
+      reportHop(runtimeOf(self), context, spec.byKey.get(key)!, context.decision!, outcome);
     },
 
-    emitNodeStarted: ({ context, self }: Args, { nodeId }: NodeParams) => {
-      const runtime = runtimeOf(self);
-      if (!runtime.listening) return;
-      runtime.emit(context.runId, { type: 'node.started', nodeId, step: context.steps, request: context.request });
-    },
-
-    emitNodeCompleted: ({ context, self }: Args, { nodeId }: NodeParams) => {
-      const runtime = runtimeOf(self);
-      if (!runtime.listening) return;
-      runtime.emit(context.runId, {
-        type: 'node.completed',
-        nodeId,
-        step: context.steps,
-        result: context.result,
-        durationMs: context.durationMs,
-        delta: context.delta,
-      });
-    },
-
-    emitRunWaiting: ({ context, self }: Args) => {
-      const runtime = runtimeOf(self);
-      if (runtime.listening && context.waiting !== null) {
-        runtime.emit(context.runId, { type: 'run.waiting', nodeId: context.waiting.nodeId, step: context.steps, reason: context.waiting.reason });
-      }
-    },
-
-    emitNodeFailed: ({ context, self }: Args, { nodeId }: NodeParams) => {
-      const runtime = runtimeOf(self);
-      if (runtime.listening && context.error !== null) {
-        runtime.emit(context.runId, { type: 'node.failed', nodeId, step: context.steps, error: context.error });
-      }
-    },
-
-    emitRouteFailed: ({ context, self }: Args, { nodeId }: NodeParams) => {
-      const runtime = runtimeOf(self);
-      if (runtime.listening && context.error !== null) {
-        runtime.emit(context.runId, { type: 'route.failed', nodeId, step: context.steps, error: context.error });
-      }
-    },
-
-    emitEdge: ({ context, self }: Args, { nodeId: from, key }: NodeParams) => {
-      const runtime = runtimeOf(self);
-      const decision = context.decision;
-      if (!runtime.listening || decision === null || decision.kind === 'error') return;
-      const edge = { type: 'edge.traversed' as const, from, to: decision.to, kind: decision.kind };
-      if (decision.kind === 'end') return runtime.emit(context.runId, edge);
-      const route = spec.byKey.get(key)!.routes[decision.entry]!;
-      runtime.emit(
-        context.runId,
-        decision.routeKey === undefined ? { ...edge, index: route.index } : { ...edge, index: route.index, routeKey: decision.routeKey },
-      );
-    },
-
-    emitNodeCancelled: ({ context, self }: Args) => {
+    cancelNode: ({ context, self }: Args) => {
       const runtime = runtimeOf(self);
       if (runtime.listening && context.inFlight !== null) {
         runtime.emit(context.runId, { type: 'node.cancelled', nodeId: context.inFlight, step: context.steps });
       }
     },
+
+    finish: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
   };
 }

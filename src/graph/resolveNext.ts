@@ -1,5 +1,6 @@
 import type { AgentRequest, AgentResult } from './AgentNode.js';
 import type { CompiledNode } from './GraphSpec.js';
+import type { RouteChoice } from './GraphMachineContext.js';
 import { END } from './END.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
@@ -9,6 +10,13 @@ import { describeThrown } from '../errors/SwitchboardError.js';
 export type RouteDecision =
   | { entry: number; routeKey?: string }
   | { entry: -2; error: WorkflowExecutionError };
+
+/** The decision as the machine's guards read it (JSON); a failure's error goes to the runtime. */
+export function toRouteChoice(node: CompiledNode, decision: RouteDecision): RouteChoice {
+  if ('error' in decision) return { entry: -2, toEnd: false };
+  const toEnd = decision.entry === -1 || node.routes[decision.entry]!.toKey === null;
+  return decision.routeKey === undefined ? { entry: decision.entry, toEnd } : { entry: decision.entry, toEnd, routeKey: decision.routeKey };
+}
 
 /**
  * Picks the next hop of `node`, in the fixed priority order: conditional groups in registration

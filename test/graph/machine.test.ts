@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
-import { SequentialWorkflow, StateGraph, serializeSnapshot } from '../../src/index.js';
+import { SequentialWorkflow, StateGraph, humanNode, serializeSnapshot } from '../../src/index.js';
 
 const branching = () =>
   new StateGraph({ name: 'branch' })
@@ -20,14 +20,13 @@ describe('graph.toMachine()', () => {
     expect(output.path).toEqual(['start', 'cold']);
   });
 
-  it('has one state per node with a routing step, and the final states', () => {
+  it('has one state per node invoking the node actor, whose onDone lists the hops in priority order', () => {
     const machine = branching().toMachine();
     expect(Object.keys(machine.root.states)).toEqual(['start', 'cold', 'warm', 'completed', 'maxSteps', 'failed', 'cancelled']);
-    expect(Object.keys(machine.root.states.start!.states)).toEqual(['running', 'routing']);
-    const invoke = machine.root.states.start!.states.running!.invoke[0]!;
-    expect(invoke.id).toBe('start');
-    const routing = machine.root.states.start!.states.routing!;
-    const hops = routing.always!.map((t) => [
+    const start = machine.root.states.start!;
+    expect(start.invoke[0]!.id).toBe('start');
+    const onDone = start.transitions.get('xstate.done.actor.start')!;
+    const hops = onDone.map((t) => [
       typeof t.guard === 'object' ? (t.guard as { type: string }).type : (t.guard ?? null),
       t.target?.map((s) => s.id),
     ]);
@@ -35,12 +34,18 @@ describe('graph.toMachine()', () => {
     expect(hops).toEqual([
       ['fuseSpent', ['branch.maxSteps']],
       ['routeFailed', ['branch.failed']],
-      ['routedTo', ['branch.start.running']],
-      ['routedTo', ['branch.cold.running']],
-      ['routedTo', ['branch.warm.running']],
+      ['routedTo', ['branch.start']],
+      ['routedTo', ['branch.cold']],
+      ['routedTo', ['branch.warm']],
       ['routedTo', ['branch.completed']],
       [null, ['branch.completed']],
     ]);
+  });
+
+  it('gives a human node a waiting state and a routing step', () => {
+    const machine = new StateGraph({ name: 'h' }).addNode('ask', humanNode()).addNode('done', () => 'ok').start('ask').addEdge('ask', 'done').toMachine();
+    expect(Object.keys(machine.root.states.ask!.states)).toEqual(['waiting', 'routing']);
+    expect(machine.root.states.ask!.invoke).toEqual([]);
   });
 
   it('accepts runId, maxSteps and state in the machine input', async () => {

@@ -4,7 +4,7 @@ import { RunStateError } from '../../errors/RunStateError.js';
 import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext, HumanReplyEvent } from '../GraphMachineContext.js';
 import { graphHash } from '../graphHash.js';
-import { attachRuntime, RunRuntime } from '../RunRuntime.js';
+import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
 import { systemClock } from '../RunOptions.js';
 import type { Workflow } from '../Workflow.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
@@ -100,8 +100,7 @@ export async function resumeRun(
     seq: lastSeq,
   });
   const snapshot = claimed.snapshot as { context: GraphMachineContext };
-  const actor = createActor(machine, { snapshot: snapshot as never, input: { request: '' } });
-  attachRuntime(actor, runtime);
+  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' } }));
   return durableLeg(actor, {
     resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', nodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
     store,

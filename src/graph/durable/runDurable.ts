@@ -5,9 +5,10 @@ import type { AgentRequest } from '../AgentNode.js';
 import { specOf, type GraphMachine } from '../compileMachine.js';
 import { checkRunOptions, machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
-import { attachRuntime, RunRuntime } from '../RunRuntime.js';
+import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
 import { systemClock, toRequest, type RunOptions } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
+import type { WorkflowEvent } from '../WorkflowEvent.js';
 import { DEFAULT_LEASE_MS } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
@@ -42,8 +43,11 @@ export async function runDurable(
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const { store } = options;
   const runtime = new RunRuntime({ session: options.session, streaming, clock, onEvent: options.onEvent, journal: storeJournal(store) });
-  const actor = createActor(machine, { input: machineInput(request, runId, options) });
-  attachRuntime(actor, runtime);
+  // Events of the initial transition happen inside createActor, before the run row exists.
+  const early: WorkflowEvent[] = [];
+  const collect = (event: WorkflowEvent) => early.push(event);
+  runtime.addListener(collect);
+  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options) }));
   const record = await store.insertRun({
     runId,
     graphName: spec.name,
@@ -53,5 +57,6 @@ export async function runDurable(
     leaseExpiresAt: clock.now() + leaseMs,
     snapshot: actor.getPersistedSnapshot(),
   });
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal });
+  runtime.removeListener(collect);
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early });
 }

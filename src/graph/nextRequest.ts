@@ -1,0 +1,11 @@
+import type { AgentRequest, AgentResult } from './AgentNode.js';
+
+/**
+ * The handoff rule: when the result's `outputText` is a string (even `""`) the next node gets
+ * `{ input: outputText }` with the current metadata; otherwise it gets the same request.
+ */
+export function nextRequest(current: AgentRequest, result: AgentResult | null): AgentRequest {
+  const text = result?.outputText;
+  if (text === null || text === undefined) return current;
+  return current.metadata === undefined ? { input: text } : { input: text, metadata: current.metadata };
+}

@@ -1,0 +1,33 @@
+import { fromPromise } from 'xstate';
+import type { CompiledNode } from './GraphSpec.js';
+import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './GraphMachineContext.js';
+import { nextRequest } from './nextRequest.js';
+import { resolveNext, toRouteChoice } from './resolveNext.js';
+import { runNode } from './runNode.js';
+import { runtimeOf } from './RunRuntime.js';
+import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+
+/**
+ * The XState actor that executes one node and then decides the next hop: the routers and
+ * conditions run right after the node, on the live state, and the machine's guards read the
+ * decision from the actor's output. Its input is JSON, so it is persisted while in flight.
+ */
+export function nodeActor(node: CompiledNode) {
+  return fromPromise<NodeActorOutput, NodeActorInput>(async ({ input, signal, self }) => {
+    const parent = self._parent;
+    if (parent === undefined) {
+      throw new WorkflowExecutionError(`node actor "${node.id}" must be invoked by its graph machine`, { code: 'internal', nodeId: node.id });
+    }
+    const runtime = runtimeOf(parent);
+    const ctx = runtime.context ?? runtime.bind(input.runId, (parent.getSnapshot() as { context: GraphMachineContext }).context.state);
+    // Checkpoints of the previous step are written before this node starts.
+    await runtime.barrier();
+    ctx.beginStep(input.step, signal);
+    const started = runtime.clock.now();
+    const result = await runNode(node.node, node.id, ctx, input.request, runtime);
+    const durationMs = runtime.clock.now() - started;
+    const decision = resolveNext(node, ctx, nextRequest(input.request, result), result);
+    if ('error' in decision) runtime.error = decision.error;
+    return { result, durationMs, decision: toRouteChoice(node, decision) };
+  });
+}
