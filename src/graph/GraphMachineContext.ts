@@ -2,6 +2,7 @@ import type { AgentRequest, AgentResult } from './AgentNode.js';
 import type { StateDelta } from './SharedState.js';
 import type { RunStatus } from './WorkflowRun.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
+import type { TraceContext } from '../trace/TraceContext.js';
 
 /**
  * The routing decision for one step, as the guards read it: `entry` indexes the node's routes
@@ -22,6 +23,8 @@ export interface RouteChoice {
 export interface GraphMachineContext {
   runId: string;
   graph: string;
+  /** The run's place in its trace (kept so a resumed run continues the same trace). */
+  trace: TraceContext;
   /** The request the current node got, then (after it) the request for the next node. */
   request: AgentRequest;
   /** The last node's result. */
@@ -58,6 +61,8 @@ export interface GraphMachineInput {
   runId?: string;
   maxSteps?: number;
   state?: Record<string, unknown>;
+  /** Set when a coordinator starts this run as a specialist: its trace, parent span and path. */
+  trace?: TraceContext;
 }
 
 /** What the machine resolves to when it reaches a final state (JSON; `state` is a plain object). */

@@ -1,15 +1,25 @@
 import type { AnyActorRef } from 'xstate';
 import { SharedState } from './SharedState.js';
 import { WorkflowContext, type Journal } from './WorkflowContext.js';
-import type { WorkflowEvent } from './WorkflowEvent.js';
+import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.js';
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
+import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
-type WithoutEnvelope<T> = T extends unknown ? Omit<T, 'runId' | 'seq' | 'at'> : never;
+type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
 
-/** An event before the runtime stamps its envelope. */
-export type PendingEvent = WithoutEnvelope<WorkflowEvent>;
+/** An event before the runtime stamps its envelope (`nodeId` only for node events). */
+export type PendingEvent = WithoutEnvelope<EngineEvent> | { type: string; nodeId: string; [field: string]: unknown };
+
+/** Where stamped events go: a run's listeners and its sequence counter, shared with its specialists. */
+class EventSink {
+  seq: number;
+  listeners: Array<(event: WorkflowEvent) => void> = [];
+  constructor(seq: number) {
+    this.seq = seq;
+  }
+}
 
 /**
  * What a run needs that cannot live in the JSON machine context: the live state map, the session,
@@ -25,8 +35,16 @@ export class RunRuntime {
   readonly journal: Journal | null;
   /** Resolves when pending checkpoint writes are done; nodes wait for it before they start. */
   barrier: () => Promise<void> = () => Promise.resolve();
-  #listeners: Array<(event: WorkflowEvent) => void> = [];
-  #seq: number;
+  readonly #sink: EventSink;
+  /** A runtime for a specialist run started by this one: same listeners and counter, same clock, no session. */
+  child(): RunRuntime {
+    return new RunRuntime({ parent: this, clock: this.clock, streaming: this.streaming, journal: this.journal });
+  }
+
+  /** The run's place in its trace; set from the machine context when the run starts or restores. */
+  trace: TraceContext = newTraceContext();
+  /** The span of the node in flight (a new one per step, while someone listens). */
+  nodeSpanId: string | null = null;
   #context: WorkflowContext | null = null;
   #boundTo: Record<string, unknown> | null = null;
 
@@ -38,41 +56,57 @@ export class RunRuntime {
     /** The last sequence number already used (non-zero when a run continues). */
     seq?: number;
     journal?: Journal | null;
+    /** A specialist's runtime reports through its parent's sink (same listeners, same counter). */
+    parent?: RunRuntime;
   } = {}) {
     this.journal = options.journal ?? null;
+    this.#sink = options.parent === undefined ? new EventSink(options.seq ?? 0) : options.parent.#sink;
     this.session = options.session;
     this.streaming = options.streaming ?? false;
     this.clock = options.clock ?? systemClock;
-    if (options.onEvent !== undefined) this.#listeners.push(options.onEvent);
-    this.#seq = options.seq ?? 0;
+    if (options.onEvent !== undefined) this.#sink.listeners.push(options.onEvent);
   }
 
   /** The last sequence number used. */
   get seq(): number {
-    return this.#seq;
+    return this.#sink.seq;
   }
 
   /** True when someone listens, so callers can skip building events nobody reads. */
   get listening(): boolean {
-    return this.#listeners.length > 0;
+    return this.#sink.listeners.length > 0;
   }
 
   /** Adds an event listener (the store's event log, a trace recorder) that runs before the others. */
   addListener(listener: (event: WorkflowEvent) => void): void {
-    this.#listeners.unshift(listener);
+    this.#sink.listeners.unshift(listener);
   }
 
   /** Removes a listener added with {@link addListener}. */
   removeListener(listener: (event: WorkflowEvent) => void): void {
-    this.#listeners = this.#listeners.filter((l) => l !== listener);
+    this.#sink.listeners = this.#sink.listeners.filter((l) => l !== listener);
   }
 
   /** Stamps the envelope on an event and delivers it. */
   emit(runId: string, event: PendingEvent): void {
-    if (this.#listeners.length === 0) return;
-    this.#seq += 1;
-    const stamped = { ...event, runId, seq: this.#seq, at: this.clock.now() } as WorkflowEvent;
-    for (const listener of this.#listeners) listener(stamped);
+    const sink = this.#sink;
+    if (sink.listeners.length === 0) return;
+    sink.seq += 1;
+    const trace = this.trace;
+    const nodeId = (event as { nodeId?: string }).nodeId ?? (event.type === 'edge.traversed' ? (event as { from: string }).from : null);
+    const onNode = nodeId !== null && !event.type.startsWith('run.');
+    const stamped = {
+      ...event,
+      runId,
+      seq: sink.seq,
+      at: this.clock.now(),
+      traceId: trace.traceId,
+      spanId: onNode ? (this.nodeSpanId ?? trace.spanId) : trace.spanId,
+      parentSpanId: onNode ? trace.spanId : trace.parentSpanId,
+      path: trace.path,
+      nodeId,
+    } as WorkflowEvent;
+    for (const listener of sink.listeners) listener(stamped);
   }
 
   /**
@@ -111,16 +145,34 @@ export function createWithRuntime<T extends AnyActorRef>(runtime: RunRuntime, cr
   }
 }
 
-/** Called by the machine's context factory: adopts the runtime handed over by {@link createWithRuntime}. */
-export function adoptPendingRuntime(self: AnyActorRef): void {
-  if (pending !== null) runtimes.set(self, pending);
+/**
+ * Called by the machine's context factory: adopts the runtime handed over by
+ * {@link createWithRuntime}, or, for a machine invoked by another graph (a specialist), a runtime
+ * that reports through its parent's.
+ */
+export function adoptPendingRuntime(self: AnyActorRef, trace: TraceContext): void {
+  const parent = self._parent === undefined ? undefined : runtimes.get(self._parent);
+  // A machine created directly with createActor gets a quiet runtime of its own.
+  const runtime = pending ?? (parent === undefined ? new RunRuntime() : parent.child());
+  runtime.trace = trace;
+  runtimes.set(self, runtime);
 }
 
-/** The runtime of a machine actor; an actor created directly with `createActor` gets a quiet default. */
+/**
+ * The runtime of a machine actor. A specialist restored with its parent gets one reporting through
+ * the parent's; an actor created directly with `createActor` gets a quiet default.
+ */
 export function runtimeOf(actor: AnyActorRef): RunRuntime {
   let runtime = runtimes.get(actor);
   if (runtime === undefined) {
-    runtime = new RunRuntime();
+    const parent = actor._parent === undefined ? undefined : runtimes.get(actor._parent);
+    runtime = parent === undefined ? new RunRuntime() : parent.child();
+    try {
+      const trace = (actor.getSnapshot() as { context?: { trace?: TraceContext } } | undefined)?.context?.trace;
+      if (trace !== undefined) runtime.trace = trace;
+    } catch {
+      // The actor is still initializing; its context factory sets the trace.
+    }
     runtimes.set(actor, runtime);
   }
   return runtime;

@@ -3,11 +3,22 @@ import type { StateDelta } from './SharedState.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 
-/** Fields every event carries. `seq` counts 1, 2, 3… per run; `at` is epoch milliseconds. */
+/**
+ * Fields every event carries. `seq` counts 1, 2, 3… per run (a specialist's events take the next
+ * numbers of the run that started it); `at` is epoch milliseconds. Node events belong to the node's
+ * span (child of the run's span); run events to the run's span. `path` is `root` for the top-level
+ * run and `root/<kind>[n]` inside a specialist.
+ */
 export interface EventEnvelope {
   runId: string;
   seq: number;
   at: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  path: string;
+  /** The node the event is about; null for run-level events. */
+  nodeId: string | null;
 }
 
 /** How the next hop was chosen: a conditional group, a transition, or nothing matched. */
@@ -74,7 +85,8 @@ export interface RunResumedEvent extends EventEnvelope {
   type: 'run.resumed';
   /** `reply` for a human reply, `recover` after a crash. */
   cause: 'reply' | 'recover';
-  nodeId: string | null;
+  /** The node the run continues at (the human node, or the node that was in flight). */
+  atNodeId: string | null;
 }
 
 /** The routing step chose the next hop. `to` is `END` when the graph ends here. */

@@ -10,6 +10,7 @@ import { adoptPendingRuntime } from './RunRuntime.js';
 import { FINAL_STATES, stateKey } from './stateKey.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { newTraceContext } from '../trace/TraceContext.js';
 
 const FINAL_STATUS: Record<(typeof FINAL_STATES)[number], RunStatus> = {
   completed: 'completed',
@@ -82,6 +83,7 @@ function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineC
   return {
     runId: input.runId ?? randomUUID(),
     graph: spec.name,
+    trace: input.trace ?? newTraceContext(),
     request: toRequest(input.request),
     result: null,
     state: { ...input.state },
@@ -161,8 +163,9 @@ export function compileMachine(spec: GraphSpec) {
   }).createMachine({
     id: machineId,
     context: ({ input, self }) => {
-      adoptPendingRuntime(self);
-      return createContext(spec, input);
+      const context = createContext(spec, input);
+      adoptPendingRuntime(self, context.trace);
+      return context;
     },
     initial: spec.start === null ? 'completed' : spec.start.key,
     entry: 'startRun' as never,

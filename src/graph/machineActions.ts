@@ -11,6 +11,7 @@ import { applyDelta } from './SharedState.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { newSpanId } from '../trace/TraceContext.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 
 interface Args {
@@ -82,7 +83,10 @@ export function machineActions(spec: GraphSpec) {
       context.path.push(nodeId);
       const steps = context.steps + 1;
       const runtime = runtimeOf(args.self);
-      if (runtime.listening) runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
+      if (runtime.listening) {
+        runtime.nodeSpanId = newSpanId();
+        runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
+      }
       return { steps, inFlight: nodeId, decision: null };
     }),
 

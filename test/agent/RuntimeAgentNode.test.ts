@@ -31,7 +31,7 @@ describe('agents as graph nodes', () => {
     const graph = new StateGraph().addNode('agent', new AgentNode(new Agent({ name: 'a', instructions: 'i', model }))).start('agent');
     const events: WorkflowEvent[] = [];
     for await (const event of graph.stream('go')) events.push(event);
-    const agentEvents = events.filter((e) => field(e, 'nodeId') === 'agent' && !e.type.startsWith('node.'));
+    const agentEvents = events.filter((e) => field(e, 'nodeId') === 'agent' && !e.type.startsWith('node.') && e.type !== 'edge.traversed');
     expect(agentEvents.map((e) => e.type)).toEqual(['model.request', 'model.delta', 'model.delta', 'model.response', 'final']);
     expect(agentEvents.every((e) => field(e, 'agent') === 'a' && typeof e.seq === 'number')).toBe(true);
     const completed = events.find((e) => e.type === 'node.completed');

@@ -155,3 +155,28 @@ describe('executeStream', () => {
     expect(aborted).toBe(true);
   });
 });
+
+describe('trace envelope', () => {
+  it('puts every event in one trace: run events on the run span, node events on a span per step under it', async () => {
+    const graph = new StateGraph().addNode('a', () => 'A').addNode('b', () => 'B').start('a').addEdge('a', 'b');
+    const events = await collect(graph.stream('x'));
+    const traceIds = new Set(events.map((e) => e.traceId));
+    expect(traceIds.size).toBe(1);
+    expect([...traceIds][0]).toMatch(/^[0-9a-f]{32}$/);
+    const runSpan = events[0]!.spanId;
+    expect(runSpan).toMatch(/^[0-9a-f]{16}$/);
+    for (const e of events) {
+      expect(e.path).toBe('root');
+      if (e.type.startsWith('run.')) {
+        expect(e).toMatchObject({ spanId: runSpan, parentSpanId: null, nodeId: null });
+      } else {
+        expect(e.parentSpanId).toBe(runSpan);
+        expect(e.spanId).not.toBe(runSpan);
+      }
+    }
+    const spanOf = (type: string, nodeId: string) => events.find((e) => e.type === type && e.nodeId === nodeId)!.spanId;
+    expect(spanOf('node.completed', 'a')).toBe(spanOf('node.started', 'a'));
+    expect(spanOf('edge.traversed', 'a')).toBe(spanOf('node.started', 'a'));
+    expect(spanOf('node.started', 'b')).not.toBe(spanOf('node.started', 'a'));
+  });
+});

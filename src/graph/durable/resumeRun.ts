@@ -100,9 +100,10 @@ export async function resumeRun(
     seq: lastSeq,
   });
   const snapshot = claimed.snapshot as { context: GraphMachineContext };
+  runtime.trace = snapshot.context.trace;
   const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' } }));
   return durableLeg(actor, {
-    resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', nodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
+    resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', atNodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
     store,
     record: claimed,
     runtime,

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Where a run sits in a trace: the trace it belongs to, the run's own span, the span it was started
+ * from (a coordinator node's span for a specialist run), and its path (`root`, `root/rag[1]`).
+ * Plain JSON, kept in the machine context so a resumed run continues the same trace.
+ */
+export interface TraceContext {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  path: string;
+}
+
+/** A new 16-hex-digit span id (the OpenTelemetry format). */
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** A new 32-hex-digit trace id (the OpenTelemetry format). */
+export function newTraceId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The trace of a top-level run, or of a child run started from `parent`'s span `fromSpanId`. */
+export function newTraceContext(parent?: { traceId: string; fromSpanId: string; path: string }): TraceContext {
+  if (parent === undefined) return { traceId: newTraceId(), spanId: newSpanId(), parentSpanId: null, path: 'root' };
+  return { traceId: parent.traceId, spanId: newSpanId(), parentSpanId: parent.fromSpanId, path: parent.path };
+}
