@@ -160,3 +160,12 @@ export { ModelError, type ModelErrorCode } from './errors/ModelError.js';
 export { ToolError, type ToolErrorCode } from './errors/ToolError.js';
 /** A subagent handoff was denied, failed or timed out. */
 export { HandoffError, type HandoffErrorCode } from './errors/HandoffError.js';
+
+/** Splits a request into typed tasks and runs specialist subgraphs as parallel child actors. */
+export { Coordinator, type CoordinatorOptions, type TaskPlanner } from './coordinator/Coordinator.js';
+/** A coordinator task and a specialist's result. */
+export { CoordinatorTask, type TaskResult } from './coordinator/CoordinatorTask.js';
+/** Nodes that compile themselves into XState (the coordinator's dispatch node is one). */
+export { COMPILE_NODE, isCompilableNode, type CompilableNode, type NodeCompileScope, type CompiledNodeState } from './graph/CompilableNode.js';
+/** A run's place in its trace. */
+export { newTraceContext, newSpanId, newTraceId, type TraceContext } from './trace/TraceContext.js';

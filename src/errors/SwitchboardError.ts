@@ -20,6 +20,7 @@ export type SwitchboardErrorCode =
   | 'graph_changed'
   | 'snapshot_version'
   | 'invalid_reply'
+  | 'invalid_tasks'
   | 'internal'
   // Agents, tools and models.
   | 'agent_definition'

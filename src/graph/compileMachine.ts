@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { setup } from 'xstate';
+import { setup, type AnyActorLogic } from 'xstate';
+import { COMPILE_NODE, isCompilableNode } from './CompilableNode.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, GraphMachineEvent, GraphMachineInput, GraphMachineOutput, RouteChoice } from './GraphMachineContext.js';
 import { isHumanNode } from './humanNode.js';
@@ -22,9 +23,9 @@ const FINAL_STATUS: Record<(typeof FINAL_STATES)[number], RunStatus> = {
 /**
  * The hops out of a node in priority order, as guarded transitions: the fuse, a routing failure,
  * every target of the conditional groups and the transitions, then the end. `action` is the
- * assignment that applies the step (`completeNode`) or only reports it (`routeHuman`).
+ * assignment that applies the step (`completeNode`) or only reports it (`reportRoute`).
  */
-function hops(spec: GraphSpec, node: CompiledNode, root: string, action: 'completeNode' | 'routeHuman') {
+function hops(spec: GraphSpec, node: CompiledNode, root: string, action: 'completeNode' | 'reportRoute') {
   const hop = (outcome: HopOutcome) => [{ type: action, params: { nodeId: node.id, key: node.key, outcome } }];
   const list: object[] = [];
   if (spec.fused) list.push({ guard: 'fuseSpent', target: `${root}.maxSteps`, actions: hop('fuse') });
@@ -70,7 +71,7 @@ function humanState(spec: GraphSpec, node: CompiledNode, root: string) {
         ],
         on: { 'human.reply': { guard: 'validReply', target: 'routing', actions: [{ type: 'completeHuman', params }] } },
       },
-      routing: { always: hops(spec, node, root, 'routeHuman') },
+      routing: { always: hops(spec, node, root, 'reportRoute') },
     },
   };
 }
@@ -127,11 +128,26 @@ const choiceOf = (context: GraphMachineContext, event: object): RouteChoice | nu
 export function compileMachine(spec: GraphSpec) {
   const machineId = stateKey(spec.name);
   const root = `#${machineId}`;
-  const actors: Record<string, ReturnType<typeof nodeActor>> = {};
+  const actors: Record<string, AnyActorLogic> = {};
   const states: Record<string, object> = {};
+  const extraActions: Record<string, unknown> = {};
+  const extraGuards: Record<string, unknown> = {};
   for (const node of spec.nodes) {
     if (isHumanNode(node.node)) {
       states[node.key] = humanState(spec, node, root);
+    } else if (isCompilableNode(node.node)) {
+      const params = { nodeId: node.id, key: node.key };
+      const own = node.node[COMPILE_NODE]({
+        node,
+        root,
+        enterActions: () => [{ type: 'enterNode', params }],
+        routingHops: () => hops(spec, node, root, 'reportRoute'),
+        name: (local) => `${node.key}::${local}`,
+      });
+      states[node.key] = own.state;
+      Object.assign(actors, own.actors);
+      Object.assign(extraActions, own.actions);
+      Object.assign(extraGuards, own.guards);
     } else {
       actors[node.key] = nodeActor(node);
       states[node.key] = nodeState(spec, node, root);
@@ -150,6 +166,7 @@ export function compileMachine(spec: GraphSpec) {
     },
     actors,
     guards: {
+      ...(extraGuards as Record<string, never>),
       fuseSpent: ({ context, event }) => {
         const choice = choiceOf(context, event);
         return choice !== null && choice.entry !== -2 && !choice.toEnd && context.steps >= context.maxSteps;
@@ -159,7 +176,7 @@ export function compileMachine(spec: GraphSpec) {
       validReply: ({ event }) => event.type === 'human.reply' && typeof event.reply === 'string',
     },
     // The action implementations take loosely typed arguments; XState's inferred ones are narrower.
-    actions: machineActions(spec) as never,
+    actions: { ...extraActions, ...machineActions(spec) } as never,
   }).createMachine({
     id: machineId,
     context: ({ input, self }) => {

@@ -1,34 +1,21 @@
-import { assign, type AnyActorRef } from 'xstate';
-import type { AgentResult } from './AgentNode.js';
+import { assign } from 'xstate';
 import { END } from './END.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput, RouteChoice } from './GraphMachineContext.js';
 import type { HumanNode } from './humanNode.js';
-import { nextRequest } from './nextRequest.js';
-import { resolveNext, toRouteChoice } from './resolveNext.js';
+import { bookkeep, contextOf, settleAndRoute, settleStep, type StepArgs } from './stepKit.js';
 import { runtimeOf, type RunRuntime } from './RunRuntime.js';
 import { applyDelta } from './SharedState.js';
-import type { WorkflowContext } from './WorkflowContext.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newSpanId } from '../trace/TraceContext.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 
-interface Args {
-  context: GraphMachineContext;
-  event: { type: string; output?: unknown; error?: unknown };
-  self: AnyActorRef;
-}
+type Args = StepArgs;
 type NodeParams = { nodeId: string; key: string };
 /** What a hop out of a node does besides moving: report an edge, a routing failure, or nothing (fuse). */
 export type HopOutcome = 'edge' | 'routeFailed' | 'fuse';
 type HopParams = NodeParams & { outcome: HopOutcome };
-
-/** Writes an engine bookkeeping key to both the live map and the JSON state, outside any delta. */
-function bookkeep(ctx: WorkflowContext, state: Record<string, unknown>, key: string, value: unknown): void {
-  ctx.state.setQuietly(key, value);
-  state[key] = value;
-}
 
 /** Reports the hop a routing step took (or its failure). */
 function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: CompiledNode, choice: RouteChoice, outcome: HopOutcome): void {
@@ -51,22 +38,8 @@ function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: Comp
  * the assignments so they are in order even in the initial transition inside `createActor`.
  */
 export function machineActions(spec: GraphSpec) {
-  const bind = ({ context, self }: Args) => runtimeOf(self).bind(context.runId, context.state);
-
-  /** Applies a finished node's result: its state writes, the bookkeeping keys and the handoff. */
-  const settle = (args: Args, nodeId: string, result: AgentResult | null, durationMs: number) => {
-    const { context } = args;
-    const ctx = bind(args);
-    const delta = ctx.state.takeDelta();
-    applyDelta(context.state, delta);
-    bookkeep(ctx, context.state, 'lastResult', result);
-    bookkeep(ctx, context.state, 'lastNodeId', nodeId);
-    const runtime = runtimeOf(args.self);
-    if (runtime.listening) {
-      runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
-    }
-    return { result, request: nextRequest(context.request, result), delta, durationMs, inFlight: null };
-  };
+  const bind = contextOf;
+  const settle = settleStep;
 
   return {
     startRun: assign(({ context, self }: Args) => {
@@ -133,16 +106,12 @@ export function machineActions(spec: GraphSpec) {
       bind(args).put((node.node as HumanNode).replyKey, reply);
       const runtime = runtimeOf(args.self);
       const since = args.context.waiting?.since ?? runtime.clock.now();
-      const settled = settle(args, nodeId, { outputText: reply }, runtime.clock.now() - since);
       // A human node has no actor, so its routers run here, on the reply.
-      const ctx = bind(args);
-      const decision = resolveNext(node, ctx, settled.request, settled.result);
-      applyDelta(args.context.state, ctx.state.takeDelta());
-      const error = 'error' in decision ? ((runtime.error = decision.error), decision.error.toJSON()) : null;
-      return { ...settled, status: 'running' as const, waiting: null, decision: toRouteChoice(node, decision), error };
+      const settled = settleAndRoute(args, node, { outputText: reply }, runtime.clock.now() - since);
+      return { ...settled, status: 'running' as const, waiting: null };
     }),
 
-    routeHuman: ({ context, self }: Args, { key, outcome }: HopParams) => {
+    reportRoute: ({ context, self }: Args, { key, outcome }: HopParams) => {
       reportHop(runtimeOf(self), context, spec.byKey.get(key)!, context.decision!, outcome);
     },
 

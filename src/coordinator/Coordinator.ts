@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { AgentRequest } from '../graph/AgentNode.js';
+import { COMPILE_NODE, type CompilableNode, type NodeCompileScope } from '../graph/CompilableNode.js';
+import type { Workflow } from '../graph/Workflow.js';
+import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { CoordinatorTask } from './CoordinatorTask.js';
+import { dispatchState } from './dispatchState.js';
+
+/** Options for {@link Coordinator}. */
+export interface CoordinatorOptions {
+  /** Specialist subgraphs by task kind. */
+  specialists: Record<string, Workflow>;
+  /** At most this many tasks per dispatch (default 4). */
+  maxTasks?: number;
+  /** Parent state keys copied (as JSON) into each specialist's otherwise empty state. */
+  shareState?: readonly string[];
+  /** Specialist state keys copied into its result's `output`. */
+  exportState?: readonly string[];
+  /** Where the planned tasks are read from (default `tasks`). */
+  tasksKey?: string;
+  /** Where the results are written, in task order (default `specialistResults`). */
+  resultsKey?: string;
+}
+
+/** Plans tasks from a request: return at most `maxTasks` `{ kind, input }` objects. */
+export type TaskPlanner = (ctx: WorkflowContext, request: AgentRequest) => unknown;
+
+/**
+ * Splits a composite request into typed tasks and dispatches each to its specialist subgraph as a
+ * child actor with an isolated session, state (a whitelisted copy of the parent's) and trace path
+ * (`root/<kind>[n]`). Independent specialists run in parallel; the join keeps task order and waits
+ * for all of them before routing. A specialist that sets `needsHuman` in its state is reported so
+ * the graph can route to a human.
+ *
+ * @example
+ * const coordinator = new Coordinator({ specialists: { rag: policyGraph(), tool: ordersGraph() }, shareState: ['customer'] });
+ * graph
+ *   .addNode('multi_plan', coordinator.planNode(splitRequest))
+ *   .addNode('specialist', coordinator.dispatchNode())
+ *   .addEdge('multi_plan', 'specialist')
+ *   .addEdge('specialist', 'multi_review');
+ */
+export class Coordinator {
+  readonly specialists: Readonly<Record<string, Workflow>>;
+  readonly maxTasks: number;
+  readonly tasksKey: string;
+  readonly resultsKey: string;
+  readonly #shareState: readonly string[];
+  readonly #exportState: readonly string[];
+
+  constructor(options: CoordinatorOptions) {
+    const kinds = Object.keys(options.specialists ?? {});
+    if (kinds.length === 0) throw new GraphDefinitionError('Coordinator: give at least one specialist subgraph in `specialists` (kind → graph)');
+    for (const kind of kinds) {
+      const graph = options.specialists[kind];
+      if (graph === undefined || typeof graph.toMachine !== 'function') {
+        throw new GraphDefinitionError(`Coordinator: specialist "${kind}" must be a StateGraph or SequentialWorkflow`);
+      }
+      if (!/^[A-Za-z0-9_-]+$/.test(kind)) throw new GraphDefinitionError(`Coordinator: specialist kind "${kind}" may only use letters, digits, "_" and "-"`);
+    }
+    const maxTasks = options.maxTasks ?? 4;
+    if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 16) {
+      throw new GraphDefinitionError(`Coordinator: maxTasks must be an integer from 1 to 16; received ${String(maxTasks)}`);
+    }
+    this.specialists = { ...options.specialists };
+    this.maxTasks = maxTasks;
+    this.tasksKey = options.tasksKey ?? 'tasks';
+    this.resultsKey = options.resultsKey ?? 'specialistResults';
+    this.#shareState = [...(options.shareState ?? [])];
+    this.#exportState = [...(options.exportState ?? [])];
+  }
+
+  /** Validates planned tasks: an array of at most `maxTasks` `{ kind, input }` with known kinds. */
+  parseTasks(value: unknown): CoordinatorTask[] {
+    const parsed = CoordinatorTask.array().max(this.maxTasks).safeParse(value);
+    if (!parsed.success) {
+      throw new WorkflowExecutionError(`coordinator tasks are not valid: ${z.prettifyError(parsed.error)}; plan at most ${this.maxTasks} tasks { kind, input }`, { code: 'invalid_tasks' });
+    }
+    const unknown = parsed.data.find((t) => !(t.kind in this.specialists));
+    if (unknown !== undefined) {
+      throw new WorkflowExecutionError(`coordinator task kind "${unknown.kind}" has no specialist; known kinds: ${Object.keys(this.specialists).join(', ')}`, { code: 'invalid_tasks' });
+    }
+    return parsed.data;
+  }
+
+  /** A node that runs `planner`, validates its tasks and writes them to the state for the dispatch node. */
+  planNode(planner: TaskPlanner): (ctx: WorkflowContext, request: AgentRequest) => Promise<null> {
+    return async (ctx, request) => {
+      ctx.put(this.tasksKey, this.parseTasks(await planner(ctx, request)));
+      return null;
+    };
+  }
+
+  /** The node that dispatches the planned tasks to specialists in parallel and joins their results. */
+  dispatchNode(): CompilableNode {
+    const config = {
+      specialists: this.specialists,
+      maxTasks: this.maxTasks,
+      shareState: this.#shareState,
+      exportState: this.#exportState,
+      tasksKey: this.tasksKey,
+      resultsKey: this.resultsKey,
+    };
+    return {
+      name: 'coordinator',
+      [COMPILE_NODE]: (scope: NodeCompileScope) => dispatchState(config, scope),
+      execute() {
+        throw new GraphDefinitionError('a coordinator dispatch node runs as part of a StateGraph machine; add it with addNode');
+      },
+    };
+  }
+}

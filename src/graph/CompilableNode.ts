@@ -1,0 +1,44 @@
+import type { AnyActorLogic } from 'xstate';
+import type { AgentNode } from './AgentNode.js';
+import type { CompiledNode } from './GraphSpec.js';
+
+/** The key under which a node that compiles itself provides its compiler. */
+export const COMPILE_NODE = Symbol.for('switchboard.compileNode');
+
+/** What the graph compiler offers a node that builds its own XState state. */
+export interface NodeCompileScope {
+  /** The node as compiled: id, state key and its routes in priority order. */
+  node: CompiledNode;
+  /** `#<machine id>`: prefix for absolute targets. */
+  root: string;
+  /** The engine's entry actions for a node state (path, step count, `node.started`). */
+  enterActions(): object[];
+  /**
+   * The node's hops for an eventless routing state, reading `context.decision` (set it with
+   * `settleAndRoute` when the node's work is done).
+   */
+  routingHops(): object[];
+  /** A name for an actor, action or guard that cannot collide with another node's. */
+  name(local: string): string;
+}
+
+/** A node's own part of the machine: its state config and the implementations it refers to. */
+export interface CompiledNodeState {
+  state: object;
+  actors?: Record<string, AnyActorLogic>;
+  actions?: Record<string, unknown>;
+  guards?: Record<string, unknown>;
+}
+
+/**
+ * A node that compiles itself into XState instead of being invoked as a promise actor — for
+ * example a coordinator that runs specialist machines as parallel child actors.
+ */
+export interface CompilableNode extends AgentNode {
+  [COMPILE_NODE](scope: NodeCompileScope): CompiledNodeState;
+}
+
+/** True for nodes that compile themselves. */
+export function isCompilableNode(node: unknown): node is CompilableNode {
+  return typeof node === 'object' && node !== null && typeof (node as { [COMPILE_NODE]?: unknown })[COMPILE_NODE] === 'function';
+}
