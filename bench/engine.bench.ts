@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { RESULTS_FILE, writeResultsSection } from './resultsSection.js';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +103,5 @@ const results: BenchResults = {
 
 const tables = resultTables(results);
 console.log(tables);
-const out = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-writeFileSync(out, resultsFile(results, tables));
-log(`\nwrote ${out} (median Switchboard loop: ${median(loopMs.switchboard).toFixed(0)} ms per run)`);
+writeResultsSection('engine', resultsFile(results, tables));
+log(`\nwrote ${RESULTS_FILE} (median Switchboard loop: ${median(loopMs.switchboard).toFixed(0)} ms per run)`);

@@ -127,17 +127,17 @@ export class PostgresRunStore implements RunStore {
     return res.rows.map(rowToRecord);
   }
 
-  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<RunRecord | null> {
+  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch);
     const params: unknown[] = cols.map(([, v]) => v);
     const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
-    const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING *`;
+    const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING version`;
     if (events.length === 0) {
-      const res = await this.#query<RunRow>(update, params);
-      return res.rows[0] === undefined ? null : rowToRecord(res.rows[0]);
+      const res = await this.#query<{ version: number }>(update, params);
+      return res.rows[0] === undefined ? null : res.rows[0].version;
     }
     return this.#transaction(async (client) => {
-      const res = await client.query<RunRow>(update, params);
+      const res = await client.query<{ version: number }>(update, params);
       if (res.rows[0] === undefined) return null;
       const eventParams: unknown[] = [];
       const values = events.map(
@@ -145,7 +145,7 @@ export class PostgresRunStore implements RunStore {
           `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(JSON.stringify(e.data))})`,
       );
       await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
-      return rowToRecord(res.rows[0]);
+      return res.rows[0].version;
     });
   }
 

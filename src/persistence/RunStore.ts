@@ -74,10 +74,10 @@ export interface RunStore {
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
   /**
    * In one transaction: writes `patch` and appends `events`, only if the row is still at
-   * `expectedVersion`, bumping the version. Resolves to the new record, or null when the version
+   * `expectedVersion`, bumping the version. Resolves to the new version, or null when the version
    * (or the row) did not match — nothing is written then.
    */
-  updateRun(runId: string, expectedVersion: number, patch: RunPatch, events?: StoredEvent[]): Promise<RunRecord | null>;
+  updateRun(runId: string, expectedVersion: number, patch: RunPatch, events?: StoredEvent[]): Promise<number | null>;
   /** Extends the lease if `owner` still holds it; false otherwise. Does not bump the version. */
   renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean>;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;

@@ -32,6 +32,7 @@ export class SqliteRunStore implements RunStore {
   readonly file: string;
   readonly #db: Database.Database;
   readonly #now: () => number;
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(options: SqliteRunStoreOptions = {}) {
     this.file = options.file === undefined ? defaultSqliteFile() : resolve(options.file);
@@ -51,11 +52,21 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
+  /** A prepared statement, compiled once per SQL text. */
+  #sql(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   async insertRun(run: NewRun): Promise<RunRecord> {
     const cols = newRunColumns(run, this.#now());
     const names = Object.keys(cols);
     try {
-      this.#db.prepare(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols);
+      this.#sql(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols);
     } catch (cause) {
       throw new StoreError(`cannot create run ${run.runId}: ${(cause as Error).message}`, { code: 'run_conflict', cause });
     }
@@ -63,7 +74,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const row = this.#db.prepare('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    const row = this.#sql('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
     return row === undefined ? null : rowToRecord(row);
   }
 
@@ -73,25 +84,25 @@ export class SqliteRunStore implements RunStore {
     if (filter.status !== undefined) (where.push('status = ?'), params.push(filter.status));
     if (filter.graphName !== undefined) (where.push('graph_name = ?'), params.push(filter.graphName));
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...params, filter.limit ?? 100) as RunRow[];
+    const rows = this.#sql(sql).all(...params, filter.limit ?? 100) as RunRow[];
     return rows.map(rowToRecord);
   }
 
-  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<RunRecord | null> {
+  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch);
     const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
-    const update = this.#db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
-    const insert = this.#db.prepare('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
+    const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
+    const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
     const changed = this.#db.transaction(() => {
       if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
       for (const e of events) insert.run(e.runId, e.seq, e.type, e.at, JSON.stringify(e.data));
       return true;
     })();
-    return changed ? this.getRun(runId) : null;
+    return changed ? expectedVersion + 1 : null;
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
-    const info = this.#db.prepare('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner);
+    const info = this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner);
     return info.changes > 0;
   }
 
@@ -103,7 +114,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
-    const row = this.#db.prepare('SELECT value FROM journal WHERE run_id = ? AND step = ? AND call_key = ?').get(runId, step, key) as
+    const row = this.#sql('SELECT value FROM journal WHERE run_id = ? AND step = ? AND call_key = ?').get(runId, step, key) as
       | { value: string }
       | undefined;
     return row === undefined ? undefined : { value: JSON.parse(row.value) };
@@ -116,7 +127,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
-    const one = (sql: string) => ((this.#db.prepare(sql).get(runId) as { n: number | null }).n ?? 0);
+    const one = (sql: string) => ((this.#sql(sql).get(runId) as { n: number | null }).n ?? 0);
     return {
       snapshotBytes: one('SELECT length(CAST(snapshot AS BLOB)) AS n FROM runs WHERE run_id = ?'),
       eventBytes: one('SELECT sum(length(CAST(data AS BLOB))) AS n FROM events WHERE run_id = ?'),

@@ -46,7 +46,8 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
     it('writes a patch and its events only at the expected version', async () => {
       await newRun('cas');
       const next = await store.updateRun('cas', 1, { status: 'completed', snapshot: { n: 2 }, outputText: 'done', lastSeq: 2, error: null }, [ev('cas', 1), ev('cas', 2)]);
-      expect(next).toMatchObject({ version: 2, status: 'completed', snapshot: { n: 2 }, outputText: 'done', lastSeq: 2 });
+      expect(next).toBe(2);
+      expect(await store.getRun('cas')).toMatchObject({ version: 2, status: 'completed', snapshot: { n: 2 }, outputText: 'done', lastSeq: 2 });
       const stale = await store.updateRun('cas', 1, { status: 'failed' }, [ev('cas', 3)]);
       expect(stale).toBeNull();
       expect((await store.getRun('cas'))!.status).toBe('completed');

@@ -107,7 +107,7 @@ export class Checkpointer {
           this.#options.onFenced(await this.#store.getRun(this.#runId));
           return;
         }
-        this.#version = next.version;
+        this.#version = next;
       } catch (error) {
         this.#failure = error;
       }

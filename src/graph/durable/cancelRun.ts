@@ -35,7 +35,7 @@ export async function cancelRun(store: RunStore, runId: string, options: { now?:
     );
     if (updated !== null) {
       abortLocalRun(runId);
-      return updated;
+      return (await store.getRun(runId))!;
     }
     // A checkpoint landed in between: read again and retry.
   }

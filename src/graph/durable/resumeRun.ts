@@ -80,7 +80,8 @@ export async function resumeRun(
   const clock = options.clock ?? systemClock;
   const owner = options.owner ?? defaultOwner();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const claimed = await store.updateRun(runId, record.version, { status: 'running', owner, leaseExpiresAt: clock.now() + leaseMs });
+  const version = await store.updateRun(runId, record.version, { status: 'running', owner, leaseExpiresAt: clock.now() + leaseMs });
+  const claimed = version === null ? null : await store.getRun(runId);
   if (claimed === null) {
     throw new RunStateError(`run ${runId} was changed by another process while resuming (version ${record.version} is stale); nothing was changed`, {
       code: 'run_conflict',
