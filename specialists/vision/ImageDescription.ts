@@ -8,7 +8,8 @@ export const ImageDescription = z.object({
   text: z.string(),
   faultCodes: z.array(z.string().regex(/^E\d{2}$/)),
   recognized: z.boolean(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Null when the attachment could not be read. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
   source: z.string(),
 });
 /** What an image was normalized to (see {@link ImageDescription}). */
