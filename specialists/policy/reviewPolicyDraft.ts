@@ -53,7 +53,7 @@ export function reviewPolicyDraft(input: PolicyDraftUnderReview): PolicyReview {
   if (input.retrieved.length === 0) {
     return input.requeries < maxRequeries
       ? decide('requery', 'retrieval found no policy document; search again with a changed query')
-      : decide('handoff', 'retrieval found no policy document after requerying');
+      : decide('handoff', `retrieval found no policy document${input.requeries > 0 ? ' after requerying' : ''}`);
   }
   if (input.revisions === 0 && input.faults.includes('review_rework')) {
     return decide('revise', 'fault injected: review_rework asks for one revision');

@@ -23,7 +23,7 @@ const RELATED: Record<string, string> = {
 /**
  * A changed search query for a second retrieval round: the keywords of the question (filler words
  * and punctuation removed) plus related terms. Deterministic, and never equal to any query in
- * `previous` (a suffix is added when it would be).
+ * `previous` (a neutral suffix is added when it would be).
  *
  * @example
  * rewriteQuery('What is the return policy for Aero headphones?'); // 'return policy aero headphones refund earbuds'
@@ -34,6 +34,6 @@ export function rewriteQuery(question: string, previous: readonly string[] = [])
   const related = keywords.flatMap((w) => (RELATED[w] ?? '').split(' ').filter((r) => r !== '' && !keywords.includes(r)));
   let query = [...new Set([...keywords, ...related])].join(' ') || 'policy';
   const used = new Set(previous.map((q) => q.trim().toLowerCase()));
-  for (let n = 1; used.has(query); n++) query = `${query} policy${n > 1 ? ` ${n}` : ''}`;
+  for (let n = 1; used.has(query); n++) query = `${query} guide${n > 1 ? ` ${n}` : ''}`;
   return query;
 }
