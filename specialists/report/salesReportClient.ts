@@ -28,6 +28,8 @@ export interface SalesReportAnswer {
 export interface SalesReportClient {
   /** The tool names `tools/list` reported. */
   readonly tools: string[];
+  /** The server's process id. */
+  readonly pid: number | null;
   /** Calls `query_sales_report({ period })` with `tools/call`. */
   query(period: string): Promise<SalesReportAnswer>;
   close(): Promise<void>;
@@ -76,6 +78,7 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
   }
   return {
     tools,
+    pid: transport.pid,
     close,
     async query(period) {
       let called: Awaited<ReturnType<Client['callTool']>>;

@@ -5,14 +5,15 @@ import { z } from 'zod';
 import { MAX_IMAGE_BYTES } from './describeImage.js';
 
 /**
- * An image attached to a request (`request.metadata.image`): a file `path` (best: nothing but the
- * path is ever recorded), a `dataUrl` (run stores and events replace data URLs with `[image]`), or
- * raw `base64`. The `vision` node reads it; nothing else should.
+ * An image attached to a request (`request.metadata.image`): a file `path` (best: only the path is
+ * ever recorded) or a `dataUrl` (`data:image/png;base64,…`). The engine carries request metadata
+ * from node to node, and run stores and stored events replace data URLs with `[image]`; bare
+ * base64 is not accepted because nothing could recognize and strip it. Only the `vision` node
+ * reads the bytes.
  */
 export const ImageAttachment = z.union([
   z.object({ path: z.string().min(1) }).strict(),
   z.object({ dataUrl: z.string().regex(/^data:image\/[a-z0-9.+-]+;base64,/i, 'dataUrl must be data:image/<type>;base64,…') }).strict(),
-  z.object({ base64: z.string().min(1), mimeType: z.string().optional() }).strict(),
 ]);
 /** An image attached to a request (see {@link ImageAttachment}). */
 export type ImageAttachment = z.infer<typeof ImageAttachment>;
@@ -41,6 +42,5 @@ export async function loadAttachment(attachment: ImageAttachment, baseDir: strin
     }
     return readFile(file);
   }
-  const base64 = 'dataUrl' in attachment ? attachment.dataUrl.slice(attachment.dataUrl.indexOf(',') + 1) : attachment.base64;
-  return Buffer.from(base64, 'base64');
+  return Buffer.from(attachment.dataUrl.slice(attachment.dataUrl.indexOf(',') + 1), 'base64');
 }

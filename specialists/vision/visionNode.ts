@@ -21,9 +21,10 @@ export interface VisionNodeOptions {
  * question, and writes only the derived {@link ImageDescription} to `vision` — never the bytes.
  * An unreadable attachment or a failing model is recorded as an unrecognized description, not thrown.
  *
- * Returns `"<question>\n\nAttached image: <text>"` as output text, so the next node's request is
- * text only: the attachment does not travel further down the graph. Streams a `vision.described`
- * event (text, fault codes, hash).
+ * Returns `"<question>\n\nAttached image: <text>"` as output text, so `classify` reads the image
+ * as text. (The engine keeps request metadata on later requests; pass `{ path }` so no bytes
+ * travel with it, or a data URL, which stores and stored events redact.) Streams a
+ * `vision.described` event (text, fault codes, hash).
  *
  * @example
  * graph.addNode('vision', visionNode({ model })).addEdge('vision', 'classify');
@@ -40,7 +41,7 @@ export function visionNode(options: VisionNodeOptions = {}): AgentNode {
     const unreadable = (why: string): ImageDescription => ({ text: `The attached image could not be used: ${why}`, faultCodes: [], recognized: false, sha256: null, source: 'none' });
     const attachment = ImageAttachment.safeParse(raw);
     if (!attachment.success) {
-      description = unreadable('the attachment must be { path }, { dataUrl } or { base64 }');
+      description = unreadable('the attachment must be { path } or { dataUrl: "data:image/png;base64,…" }');
     } else {
       try {
         const bytes = await loadAttachment(attachment.data, options.baseDir);
