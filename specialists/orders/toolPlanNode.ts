@@ -1,4 +1,4 @@
-import { Agent, AgentRunError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard';
+import { Agent, AgentRunError, GraphDefinitionError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard';
 import { z } from 'zod';
 import { createOrderTools } from './createOrderTools.js';
 import { findOrderId, planOrderStep } from './planOrderStep.js';
@@ -61,6 +61,9 @@ function plannerInput(question: string, observations: readonly ToolObservation[]
  *   .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'draft', budget_spent: 'human_handoff' });
  */
 export function toolPlanNode(options: ToolPlanNodeOptions = {}): AgentNode {
+  if (options.budget !== undefined && (!Number.isInteger(options.budget) || options.budget < 0)) {
+    throw new GraphDefinitionError(`toolPlanNode: budget must be a whole number of tool rounds (0 or more); received ${String(options.budget)}`);
+  }
   const model = options.model ?? createModelFromEnv();
   const tools = options.tools ?? Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
   const names = tools.map((t) => t.name);

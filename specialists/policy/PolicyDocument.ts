@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ToolError } from 'switchboard';
 import { z } from 'zod';
 
 /** One knowledge-base document: an id such as `KB001`, a title and a short text. */
@@ -20,7 +21,8 @@ function parseDocument(file: string, source: string): PolicyDocument {
   const title = /^#\s+(.+)$/.exec(first)?.[1];
   const parsed = PolicyDocument.safeParse({ id: file.replace(/\.md$/, ''), title, text: rest.join('\n').replace(/\s+/g, ' ') });
   if (!parsed.success) {
-    throw new Error(`knowledge-base file ${file} is malformed (${parsed.error.issues.map((i) => i.message).join('; ')}); start it with "# Title" and name it KBnnn.md`);
+    const why = parsed.error.issues.map((i) => i.message).join('; ');
+    throw new ToolError(`knowledge-base file ${file} is malformed (${why}); start it with "# Title" and name it KBnnn.md`, { code: 'tool_failed' });
   }
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import type { AgentNode, WorkflowContext } from 'switchboard';
+import { GraphDefinitionError, type AgentNode, type WorkflowContext } from 'switchboard';
 import { z } from 'zod';
 import { searchPolicies, type PolicyHit } from './searchPolicies.js';
 import { activeFaults } from '../shared/Fault.js';
@@ -40,6 +40,7 @@ function queryFor(ctx: WorkflowContext, question: string): string {
  */
 export function retrieveNode(options: RetrieveNodeOptions = {}): AgentNode {
   const limit = options.limit ?? 3;
+  if (!Number.isInteger(limit) || limit < 1) throw new GraphDefinitionError(`retrieveNode: limit must be a positive integer; received ${String(limit)}`);
   return specialistNode('retrieve', (ctx, request, emit) => {
     const question = questionOf(ctx, request);
     const query = queryFor(ctx, question);

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+import { ToolError } from 'switchboard';
 import { z } from 'zod';
 import { loadPolicyDocuments, type PolicyDocument } from './PolicyDocument.js';
 
@@ -55,7 +56,9 @@ function policyIndex(): MiniSearch<PolicyDocument> {
 export function searchPolicies(query: string, options: SearchPoliciesOptions = {}): PolicyHit[] {
   const limit = options.limit ?? 3;
   const minRelative = options.minRelativeScore ?? 0.25;
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`searchPolicies: limit must be a positive integer; received ${String(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new ToolError(`searchPolicies: limit must be a positive integer; received ${String(limit)}`, { code: 'invalid_tool_arguments' });
+  }
   const results = policyIndex().search(query);
   const best = results[0]?.score ?? 0;
   return results

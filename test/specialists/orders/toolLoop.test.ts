@@ -147,6 +147,10 @@ describe('toolExecuteNode', () => {
     expect(hanging.last).toMatchObject({ ok: false, code: 'tool_timeout', retryable: true, error: 'tool "slow" timed out after 20 ms; try again' });
   });
 
+  it('refuses a negative budget when the plan node is built', () => {
+    expect(() => toolPlanNode({ model: new OfflineModel(), budget: -1 })).toThrow(/budget must be a whole number of tool rounds/);
+  });
+
   it('fails the run when routed to without a planned call', async () => {
     const { run } = await execute(null);
     expect(run.status).toBe('failed');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { citedIds, citesOnlyRetrieved, loadPolicyDocuments, rewriteQuery, searchPolicies } from '../../../specialists/index.js';
+import { citedIds, citesOnlyRetrieved, loadPolicyDocuments, retrieveNode, rewriteQuery, searchPolicies } from '../../../specialists/index.js';
 
 describe('the policy knowledge base', () => {
   it('ships at least eight short documents with ids KB001 onwards', () => {
@@ -58,6 +58,7 @@ describe('searchPolicies', () => {
 
   it('refuses a limit that is not a positive integer', () => {
     expect(() => searchPolicies('refund', { limit: 0 })).toThrow(/limit must be a positive integer/);
+    expect(() => retrieveNode({ limit: 1.5 })).toThrow(/retrieveNode: limit must be a positive integer/);
   });
 });
 
