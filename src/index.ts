@@ -139,8 +139,8 @@ export { HandoffPolicy, type HandoffPolicyOptions, type HandoffFailureAction } f
 
 /** The interface every chat model implements, and what it is called with and yields. */
 export type { ModelClient, ModelRequest, ModelStreamEvent, ModelToolSpec, ToolChoice } from './model/ModelClient.js';
-/** Provider-neutral conversation messages, tool calls, usage and responses (zod schemas and types). */
-export { ModelMessage, ModelToolCall, ModelUsage, ModelResponse } from './model/ModelMessage.js';
+/** Provider-neutral conversation messages (user messages may carry images), tool calls, usage and responses (zod schemas and types). */
+export { ModelMessage, ModelImage, ModelToolCall, ModelUsage, ModelResponse } from './model/ModelMessage.js';
 /** A ModelClient on the openai SDK's chat completions, for OpenAI and every compatible server. */
 export { OpenAIChatModel, type OpenAIChatModelOptions } from './model/OpenAIChatModel.js';
 /** The embedded deterministic model used when there is no API key. */

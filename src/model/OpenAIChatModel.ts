@@ -53,8 +53,20 @@ function toUsage(usage: z.infer<typeof UsageWire>): ModelUsage {
 function toWireMessage(message: ModelMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
+      return { role: 'system', content: message.content };
     case 'user':
-      return { role: message.role, content: message.content };
+      if (message.images === undefined || message.images.length === 0) return { role: 'user', content: message.content };
+      // The SDK's image input: a text part, then one image_url part per image.
+      return {
+        role: 'user',
+        content: [
+          { type: 'text', text: message.content },
+          ...message.images.map((image) => ({
+            type: 'image_url' as const,
+            image_url: image.detail === undefined ? { url: image.url } : { url: image.url, detail: image.detail },
+          })),
+        ],
+      };
     case 'assistant':
       return message.toolCalls && message.toolCalls.length > 0
         ? {

@@ -14,6 +14,7 @@ import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
+import { containsSecret, scrubSecrets, secretValues } from '../../trace/redact.js';
 
 let processOwner: string | null = null;
 
@@ -21,6 +22,12 @@ let processOwner: string | null = null;
 export function defaultOwner(): string {
   processOwner ??= newOwnerId();
   return processOwner;
+}
+
+/** The initial snapshot as every later checkpoint stores it: secrets and inline images scrubbed. */
+function storableSnapshot(snapshot: unknown): unknown {
+  const secrets = secretValues();
+  return containsSecret(snapshot, secrets) ? scrubSecrets(snapshot, secrets) : snapshot;
 }
 
 /**
@@ -55,7 +62,7 @@ export async function runDurable(
     status: 'running',
     owner,
     leaseExpiresAt: clock.now() + leaseMs,
-    snapshot: actor.getPersistedSnapshot(),
+    snapshot: storableSnapshot(actor.getPersistedSnapshot()),
   });
   runtime.removeListener(collect);
   return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early });

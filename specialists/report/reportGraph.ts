@@ -1,0 +1,22 @@
+import { StateGraph, type Clock, type ModelClient } from 'switchboard';
+import { reportMcpNode } from './reportMcpNode.js';
+
+/** Options for {@link reportGraph}. */
+export interface ReportGraphOptions {
+  /** Default: `createModelFromEnv()` (offline without `OPENAI_API_KEY`). */
+  model?: ModelClient;
+  clock?: Clock;
+  timeoutMs?: number;
+}
+
+/**
+ * The sales-report specialist as a subgraph named `report`: one `report_mcp` node that answers
+ * through the MCP server over stdio (see {@link reportMcpNode}).
+ *
+ * @example
+ * const run = await reportGraph({ model: new OfflineModel() }).run('Query the September 2026 sales report.');
+ * run.outputText; // 'Sales report for September 2026 (2026-09): revenue 1,286,000, order volume 4,268 orders. …12.81%…'
+ */
+export function reportGraph(options: ReportGraphOptions = {}): StateGraph {
+  return new StateGraph({ name: 'report', maxSteps: 4 }).addNode('report_mcp', reportMcpNode(options)).start('report_mcp');
+}

@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolError } from 'switchboard';
+import { SALES_REPORT_TOOL } from './createSalesReportServer.js';
+import { SalesReportResult } from './salesReport.js';
+
+/** The server entry, resolved next to this module so any working directory works. */
+export const SALES_REPORT_SERVER_ENTRY = fileURLToPath(new URL('./salesReportServerMain.ts', import.meta.url));
+
+/** Options for {@link openSalesReportClient} and {@link querySalesReport}. */
+export interface SalesReportClientOptions {
+  signal?: AbortSignal;
+  /** Per MCP request (connect, `tools/list`, `tools/call`), in ms (default 20 000). */
+  timeoutMs?: number;
+}
+
+/** The answer of one `tools/call`. */
+export interface SalesReportAnswer {
+  /** The `structuredContent` of the result. */
+  result: SalesReportResult;
+  /** The text content of the result. */
+  text: string;
+}
+
+/** A connected sales report server: the tools it listed, a way to query it, and `close()` (ends the child process). */
+export interface SalesReportClient {
+  /** The tool names `tools/list` reported. */
+  readonly tools: string[];
+  /** The server's process id. */
+  readonly pid: number | null;
+  /** Calls `query_sales_report({ period })` with `tools/call`. */
+  query(period: string): Promise<SalesReportAnswer>;
+  close(): Promise<void>;
+}
+
+/** `node --import <tsx loader> salesReportServerMain.ts`, with the loader found from this package. */
+function serverCommand(): { command: string; args: string[] } {
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return { command: process.execPath, args: ['--import', loader, SALES_REPORT_SERVER_ENTRY] };
+}
+
+/**
+ * Spawns the sales report MCP server over stdio with the SDK's `StdioClientTransport`, connects
+ * and lists its tools (`tools/list`). A server that does not start or lacks `query_sales_report`
+ * rejects with a retryable `ToolError` carrying the tail of its stderr. Always `close()` it.
+ *
+ * @example
+ * const client = await openSalesReportClient();
+ * try { (await client.query('2026-09')).text; } finally { await client.close(); }
+ */
+export async function openSalesReportClient(options: SalesReportClientOptions = {}): Promise<SalesReportClient> {
+  const transport = new StdioClientTransport({ ...serverCommand(), stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-1000);
+  });
+  const client = new Client({ name: 'switchboard-report-mcp', version: '0.1.0' });
+  const requestOptions = { timeout: options.timeoutMs ?? 20_000, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+  const fail = (what: string, cause?: unknown): ToolError => {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    const tail = stderr.trim() === '' ? '' : ` (server stderr: ${stderr.trim().slice(-300)})`;
+    return new ToolError(`sales report MCP server ${what}${detail}${tail}`, { code: 'tool_failed', retryable: true, cause });
+  };
+  const close = () => client.close().catch(() => {});
+  let tools: string[];
+  try {
+    await client.connect(transport, requestOptions);
+    tools = (await client.listTools(undefined, requestOptions)).tools.map((t) => t.name);
+  } catch (error) {
+    await close();
+    throw fail('did not start', error);
+  }
+  if (!tools.includes(SALES_REPORT_TOOL)) {
+    await close();
+    throw fail(`does not offer ${SALES_REPORT_TOOL} (it lists ${tools.join(', ') || 'no tools'})`);
+  }
+  return {
+    tools,
+    pid: transport.pid,
+    close,
+    async query(period) {
+      let called: Awaited<ReturnType<Client['callTool']>>;
+      try {
+        called = await client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, requestOptions);
+      } catch (error) {
+        throw fail(`failed on ${SALES_REPORT_TOOL}`, error);
+      }
+      const content = Array.isArray(called.content) ? (called.content as Array<{ type: string; text?: unknown }>) : [];
+      const text = content.flatMap((c) => (c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+      if (called.isError === true) {
+        // A refused argument (e.g. a malformed period) can be fixed by the caller, so it is not retryable.
+        throw new ToolError(`${SALES_REPORT_TOOL}({ period: ${JSON.stringify(period)} }) was refused: ${text}`, { code: 'invalid_tool_arguments', retryable: false });
+      }
+      const result = SalesReportResult.safeParse(called.structuredContent);
+      if (!result.success) throw fail(`answered ${SALES_REPORT_TOOL} without a readable report (${result.error.issues[0]?.message ?? 'invalid'})`);
+      return { result: result.data, text };
+    },
+  };
+}
+
+/**
+ * One round trip: spawns the server, `tools/list`, `tools/call` of `query_sales_report({ period })`,
+ * then closes it. An unknown period is not an error: its result is `{ found: false, availablePeriods }`.
+ *
+ * @example
+ * const { result } = await querySalesReport('2026-09');
+ * result.found && result.revenueGrowthPercent; // 12.81
+ */
+export async function querySalesReport(period: string, options: SalesReportClientOptions = {}): Promise<SalesReportAnswer & { tools: string[] }> {
+  const client = await openSalesReportClient(options);
+  try {
+    return { tools: client.tools, ...(await client.query(period)) };
+  } finally {
+    await client.close();
+  }
+}

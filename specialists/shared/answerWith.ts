@@ -1,0 +1,18 @@
+import { AgentRunError, type Agent, type WorkflowContext } from 'switchboard';
+
+/**
+ * Runs `agent` on `input` in a fresh session (so nothing carries over between runs or visits) and
+ * returns its final answer. A run that ends without one (max iterations, failed, cancelled)
+ * rejects with an `AgentRunError`; model errors reject as they are.
+ */
+export async function answerWith(agent: Agent, input: string, options: { signal?: AbortSignal; workflow?: WorkflowContext } = {}): Promise<string> {
+  const result = await agent.newSession().run(input, {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+  });
+  if (result.status === 'completed' && result.outputText !== null) return result.outputText;
+  throw new AgentRunError(
+    result.error?.message ?? `agent "${agent.name}" ended with status ${result.status} before it answered`,
+    { code: result.status === 'cancelled' ? 'run_cancelled' : 'agent_failed', agent: agent.name },
+  );
+}
