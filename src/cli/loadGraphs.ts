@@ -13,6 +13,11 @@ export const DEFAULT_GRAPHS_MODULE = new URL('../../machines/index.ts', import.m
  * time so the library never depends on the concrete machines.
  */
 export async function loadGraphs(modulePath?: string): Promise<Workflow[]> {
+  return (await importGraphsModule(modulePath)).graphs;
+}
+
+/** Imports the graphs module and checks its `graphs` export; other exports are returned as they are. */
+export async function importGraphsModule(modulePath?: string): Promise<{ graphs: Workflow[]; [name: string]: unknown }> {
   const chosen = modulePath ?? process.env.SWITCHBOARD_GRAPHS;
   const url = chosen === undefined || chosen === '' ? DEFAULT_GRAPHS_MODULE : pathToFileURL(resolve(chosen));
   if (url.protocol === 'file:' && !existsSync(url)) {
@@ -22,5 +27,5 @@ export async function loadGraphs(modulePath?: string): Promise<Workflow[]> {
   if (!Array.isArray(loaded.graphs)) {
     throw new GraphDefinitionError(`${url.pathname} must export \`graphs\`: an array of StateGraph / SequentialWorkflow`);
   }
-  return loaded.graphs as Workflow[];
+  return { ...loaded, graphs: loaded.graphs as Workflow[] };
 }

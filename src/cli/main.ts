@@ -5,7 +5,8 @@ import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
-import { loadGraphs } from './loadGraphs.js';
+import { loadMachines, type Machines } from './loadMachines.js';
+import { addMainJobCommands } from './commands/mainJobCommands.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -14,6 +15,7 @@ function version(): string {
 /** Runs the CLI with the given arguments and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
+  let machines: Promise<Machines> | null = null;
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
@@ -24,15 +26,18 @@ export async function main(argv: string[]): Promise<number> {
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
+    machines: () => (machines ??= loadMachines(program.opts<{ graphs?: string }>().graphs)),
     runs: async () => {
       if (manager === null) {
         const opts = program.opts<{ graphs?: string; db?: string }>();
+        const { graphs } = await cli.machines();
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
-        manager = new RunManager({ store, graphs: await loadGraphs(opts.graphs) });
+        manager = new RunManager({ store, graphs });
       }
       return manager;
     },
   };
+  addMainJobCommands(program, cli);
   addRunCommands(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });

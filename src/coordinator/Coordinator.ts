@@ -22,6 +22,18 @@ export interface CoordinatorOptions {
   tasksKey?: string;
   /** Where the results are written, in task order (default `specialistResults`). */
   resultsKey?: string;
+  /**
+   * Why a specialist's final state asks for a human, or null. Default: `needsHuman: true` (with
+   * `handoffReason`), or a `handoff: { reason }` record.
+   */
+  needsHuman?: (state: Record<string, unknown>) => string | null;
+}
+
+/** The default human check: `needsHuman: true` (+ `handoffReason`), or `handoff: { reason }`. */
+export function defaultNeedsHuman(state: Record<string, unknown>): string | null {
+  if (state.needsHuman === true) return typeof state.handoffReason === 'string' ? state.handoffReason : 'the specialist asked for a human';
+  const handoff = state.handoff as { reason?: unknown } | null | undefined;
+  return typeof handoff?.reason === 'string' ? handoff.reason : null;
 }
 
 /** Plans tasks from a request: return at most `maxTasks` `{ kind, input }` objects. */
@@ -49,6 +61,7 @@ export class Coordinator {
   readonly resultsKey: string;
   readonly #shareState: readonly string[];
   readonly #exportState: readonly string[];
+  readonly #needsHuman: (state: Record<string, unknown>) => string | null;
 
   constructor(options: CoordinatorOptions) {
     const kinds = Object.keys(options.specialists ?? {});
@@ -70,6 +83,7 @@ export class Coordinator {
     this.resultsKey = options.resultsKey ?? 'specialistResults';
     this.#shareState = [...(options.shareState ?? [])];
     this.#exportState = [...(options.exportState ?? [])];
+    this.#needsHuman = options.needsHuman ?? defaultNeedsHuman;
   }
 
   /** Validates planned tasks: an array of at most `maxTasks` `{ kind, input }` with known kinds. */
@@ -102,6 +116,7 @@ export class Coordinator {
       exportState: this.#exportState,
       tasksKey: this.tasksKey,
       resultsKey: this.resultsKey,
+      needsHuman: this.#needsHuman,
     };
     return {
       name: 'coordinator',

@@ -17,6 +17,8 @@ export interface DispatchConfig {
   exportState: readonly string[];
   tasksKey: string;
   resultsKey: string;
+  /** Why a specialist's final state asks for a human, or null when it does not. */
+  needsHuman: (state: Record<string, unknown>) => string | null;
 }
 
 const tasksIn = (context: GraphMachineContext, key: string): CoordinatorTask[] =>
@@ -33,8 +35,9 @@ function resultOf(task: CoordinatorTask, index: number, runId: string, config: D
   const state = output.state;
   const exported: Record<string, unknown> = {};
   for (const key of config.exportState) if (key in state) exported[key] = state[key];
-  const needsHuman = state.needsHuman === true;
-  const reason = needsHuman ? String(state.handoffReason ?? 'the specialist asked for a human') : (output.error?.message ?? null);
+  const humanReason = config.needsHuman(state);
+  const needsHuman = humanReason !== null;
+  const reason = humanReason ?? output.error?.message ?? null;
   return { index, kind: task.kind, input: task.input, runId, status: output.status, outputText: output.outputText, needsHuman, reason, path: output.path, error: output.error, output: exported };
 }
 

@@ -1,0 +1,107 @@
+import { Coordinator, StateGraph, createModelFromEnv, humanNode, type Clock, type ModelClient, type WorkflowContext } from 'switchboard';
+import {
+  createOrderTools,
+  handoffOf,
+  ordersGraph,
+  policyGraph,
+  reportGraph,
+  reportMcpNode,
+  requeryNode,
+  retrieveNode,
+  reviewVerdictRouter,
+  toolExecuteNode,
+  toolPlanNode,
+  toolPlanRouter,
+  visionNode,
+} from '../specialists/index.js';
+import { MIN_CONFIDENCE, type Classification } from './customerService/Classification.js';
+import { classifyNode } from './customerService/classifyNode.js';
+import { draftNode } from './customerService/draftNode.js';
+import { finishNode } from './customerService/finishNode.js';
+import { ingestNode } from './customerService/ingestNode.js';
+import { multiReviewNode } from './customerService/multiReviewNode.js';
+import { reviewNode } from './customerService/reviewNode.js';
+import { splitTasks } from './customerService/splitTasks.js';
+
+/** Options for {@link customerService}. */
+export interface CustomerServiceOptions {
+  /** The model every agent uses (default: `createModelFromEnv()` — offline without `OPENAI_API_KEY`). */
+  model?: ModelClient;
+  /** Time order delivery ages are measured against (default: the system clock). */
+  clock?: Clock;
+  /** Tool rounds allowed in the order loop (default 4; a request's `metadata.toolBudget` overrides it). */
+  toolBudget?: number;
+  /** Review rounds before the run goes to a person (default 3). */
+  reviewRounds?: number;
+}
+
+const handoffReason = (ctx: WorkflowContext): string =>
+  handoffOf(ctx)?.reason ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
+
+/**
+ * The customer-service statechart: ingest → (vision, when an image is attached) → classify → one
+ * route — `rag` (retrieve), `report` (report_mcp over MCP), `tool` (tool_plan ⇄ tool_execute),
+ * `multi` (multi_plan → specialist → multi_review, specialists in parallel), `human`
+ * (human_handoff), `general` — then draft → review → finish, with requery (retrieval gap), revise
+ * (back to draft) and human_handoff (budgets spent, or a specialist asking for a person).
+ * Confidence below 0.6 goes to human_handoff whatever the route; human_handoff waits for a reply.
+ */
+export function customerService(options: CustomerServiceOptions = {}): StateGraph {
+  const model = options.model ?? createModelFromEnv();
+  const clockOption = options.clock === undefined ? {} : { clock: options.clock };
+  const tools = Object.values(createOrderTools(clockOption));
+  const coordinator = new Coordinator({
+    specialists: {
+      rag: policyGraph({ model }),
+      tool: ordersGraph({ model, ...clockOption }),
+      report: reportGraph({ model, ...clockOption }),
+    },
+    maxTasks: 4,
+    shareState: ['faults', 'toolBudget'],
+    exportState: ['retrieved', 'handoff'],
+  });
+  const routeOf = (ctx: WorkflowContext): string => {
+    const c = ctx.get<Classification>('classification');
+    return c === undefined || c.confidence < MIN_CONFIDENCE ? 'human' : c.route;
+  };
+  const afterSpecialist = (next: string) => (ctx: WorkflowContext) => (handoffOf(ctx) ? 'human_handoff' : next);
+
+  return new StateGraph({ name: 'customer-service', maxSteps: 40 })
+    .addNode('ingest', ingestNode())
+    .addNode('vision', visionNode({ model }))
+    .addNode('classify', classifyNode(model))
+    .addNode('retrieve', retrieveNode())
+    .addNode('requery', requeryNode())
+    .addNode('report_mcp', reportMcpNode({ model, ...clockOption }))
+    .addNode('tool_plan', toolPlanNode({ model, tools, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }))
+    .addNode('tool_execute', toolExecuteNode({ tools, ...clockOption }))
+    .addNode('multi_plan', coordinator.planNode((ctx, request) => splitTasks(String(ctx.get('question') ?? request.input), coordinator.maxTasks)))
+    .addNode('specialist', coordinator.dispatchNode())
+    .addNode('multi_review', multiReviewNode())
+    .addNode('draft', draftNode(model))
+    .addNode('review', reviewNode(options.reviewRounds === undefined ? {} : { maxRounds: options.reviewRounds }))
+    .addNode('human_handoff', humanNode({ reason: handoffReason }))
+    .addNode('finish', finishNode())
+    .start('ingest')
+    .addConditionalEdges('ingest', (ctx) => (ctx.get('hasImage') === true ? 'vision' : 'classify'))
+    .addEdge('vision', 'classify')
+    .addConditionalEdges('classify', routeOf, {
+      rag: 'retrieve',
+      report: 'report_mcp',
+      tool: 'tool_plan',
+      multi: 'multi_plan',
+      human: 'human_handoff',
+      general: 'draft',
+    })
+    .addEdge('retrieve', 'draft')
+    .addConditionalEdges('report_mcp', afterSpecialist('draft'))
+    .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'draft', budget_spent: 'human_handoff' })
+    .addEdge('tool_execute', 'tool_plan')
+    .addEdge('multi_plan', 'specialist')
+    .addEdge('specialist', 'multi_review')
+    .addConditionalEdges('multi_review', afterSpecialist('draft'))
+    .addEdge('draft', 'review')
+    .addConditionalEdges('review', reviewVerdictRouter, { accept: 'finish', requery: 'requery', revise: 'draft', handoff: 'human_handoff' })
+    .addEdge('requery', 'retrieve')
+    .addEdge('human_handoff', 'finish');
+}
