@@ -64,7 +64,8 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     const c = ctx.get<Classification>('classification');
     return c === undefined || c.confidence < MIN_CONFIDENCE ? 'human' : c.route;
   };
-  const afterSpecialist = (next: string) => (ctx: WorkflowContext) => (handoffOf(ctx) ? 'human_handoff' : next);
+  // Routes out of a specialist: on to the next node, or to a person when a specialist asked for one.
+  const afterSpecialist = (ctx: WorkflowContext) => (handoffOf(ctx) ? 'handoff' : 'next');
 
   return new StateGraph({ name: 'customer-service', maxSteps: 40 })
     .addNode('ingest', ingestNode())
@@ -83,7 +84,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addNode('human_handoff', humanNode({ reason: handoffReason }))
     .addNode('finish', finishNode())
     .start('ingest')
-    .addConditionalEdges('ingest', (ctx) => (ctx.get('hasImage') === true ? 'vision' : 'classify'))
+    .addConditionalEdges('ingest', (ctx) => (ctx.get('hasImage') === true ? 'image' : 'text'), { image: 'vision', text: 'classify' })
     .addEdge('vision', 'classify')
     .addConditionalEdges('classify', routeOf, {
       rag: 'retrieve',
@@ -94,12 +95,12 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
       general: 'draft',
     })
     .addEdge('retrieve', 'draft')
-    .addConditionalEdges('report_mcp', afterSpecialist('draft'))
+    .addConditionalEdges('report_mcp', afterSpecialist, { next: 'draft', handoff: 'human_handoff' })
     .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'draft', budget_spent: 'human_handoff' })
     .addEdge('tool_execute', 'tool_plan')
     .addEdge('multi_plan', 'specialist')
     .addEdge('specialist', 'multi_review')
-    .addConditionalEdges('multi_review', afterSpecialist('draft'))
+    .addConditionalEdges('multi_review', afterSpecialist, { next: 'draft', handoff: 'human_handoff' })
     .addEdge('draft', 'review')
     .addConditionalEdges('review', reviewVerdictRouter, { accept: 'finish', requery: 'requery', revise: 'draft', handoff: 'human_handoff' })
     .addEdge('requery', 'retrieve')
