@@ -5,7 +5,8 @@ import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
-import { loadGraphs } from './loadGraphs.js';
+import { addServeCommand } from './commands/serveCommand.js';
+import { loadGraphsModule, type GraphsModule } from './loadGraphs.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -14,6 +15,7 @@ function version(): string {
 /** Runs the CLI with the given arguments and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
+  let loaded: Promise<GraphsModule> | null = null;
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
@@ -21,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--db <file>', 'SQLite file for stored runs (default: .switchboard/switchboard.db; env SWITCHBOARD_DB)')
     .showHelpAfterError()
     .exitOverride();
+  const graphsModule = () => (loaded ??= loadGraphsModule(program.opts<{ graphs?: string }>().graphs));
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
@@ -28,12 +31,14 @@ export async function main(argv: string[]): Promise<number> {
       if (manager === null) {
         const opts = program.opts<{ graphs?: string; db?: string }>();
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
-        manager = new RunManager({ store, graphs: await loadGraphs(opts.graphs) });
+        manager = new RunManager({ store, graphs: (await graphsModule()).graphs });
       }
       return manager;
     },
+    graphsModule,
   };
   addRunCommands(program, cli);
+  addServeCommand(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
