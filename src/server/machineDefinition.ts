@@ -1,4 +1,4 @@
-import type { GraphMachine } from '../graph/compileMachine.js';
+import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { END } from '../graph/END.js';
 
 /** A state of a compiled graph machine, as the workbench draws it. */
@@ -37,6 +37,10 @@ export interface MachineHop {
   index?: number;
   /** Route-map keys that lead to `to`. */
   keys?: string[];
+  /** For a transition: whether it has a condition (false: always taken when reached). */
+  conditional?: boolean;
+  /** False for the end fallback of a node that has an unconditional transition: it can never be taken. */
+  reachable: boolean;
 }
 
 /** A graph machine's shape for drawing: states, hops with their guards, human nodes. */
@@ -93,12 +97,17 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
     const nodeId = entry?.find((a) => a.type === 'enterNode')?.params?.nodeId;
     if (typeof nodeId === 'string') idOf.set(key, nodeId);
   }
+  const spec = specOf(machine);
+  const unconditional = (key: string) => spec.byKey.get(key)?.transitions.some((t) => t.condition === null) ?? false;
+  const conditionOf = (key: string, index: number | undefined) => spec.byKey.get(key)?.transitions[index ?? -1]?.condition != null;
   const toOf = (t: Transition, found: { to?: string }) => found.to ?? idOf.get(targetKey(t.target)) ?? targetKey(t.target);
-  const addHops = (from: string, list: Transition[], on: MachineHop['on']) => {
+  const addHops = (from: string, key: string, list: Transition[], on: MachineHop['on']) => {
     list.forEach((t, priority) => {
       const found = hopKind(t);
       const guard = t.guard === undefined ? null : typeof t.guard === 'string' ? { type: t.guard } : { type: t.guard.type, ...(t.guard.params ? { params: t.guard.params } : {}) };
-      hops.push({ from, to: toOf(t, found), target: targetKey(t.target), guard, on, priority, ...found });
+      const extra = found.kind === 'transition' ? { conditional: conditionOf(key, found.index) } : {};
+      const reachable = !(found.kind === 'end' && t.guard === undefined && unconditional(key));
+      hops.push({ from, to: toOf(t, found), target: targetKey(t.target), guard, on, priority, ...found, ...extra, reachable });
     });
   };
   for (const [key, state] of Object.entries(config.states)) {
@@ -107,15 +116,15 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
       states.push({ key, nodeId: null, kind: 'final' });
     } else if (state.invoke !== undefined) {
       states.push({ key, nodeId, kind: 'node', actor: state.invoke.id ?? nodeId });
-      addHops(nodeId, state.invoke.onDone ?? [], 'done');
+      addHops(nodeId, key, state.invoke.onDone ?? [], 'done');
       if (state.invoke.onError) {
         const t = state.invoke.onError;
-        hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority: state.invoke.onDone?.length ?? 0 });
+        hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority: state.invoke.onDone?.length ?? 0, reachable: true });
       }
     } else {
       humanNodes.push(nodeId);
       states.push({ key, nodeId, kind: 'human', states: Object.keys(state.states ?? {}) });
-      addHops(nodeId, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'reply');
+      addHops(nodeId, key, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'reply');
     }
   }
   return { id: config.id, initial: config.initial ?? null, states, hops, humanNodes, end: END };
