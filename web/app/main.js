@@ -78,6 +78,7 @@ async function openRun(runId, graph) {
   state.selected = null;
   timeline.reset();
   history.replaceState(null, '', `#run=${runId}`);
+  $('graph-select').value = graph;
   await showGraph(graph);
   renderHistory($('history'), state.runs, runId, (run) => openRun(run.runId, run.graph));
   state.stopFollow = api.followRun(runId, {
@@ -111,7 +112,15 @@ async function init() {
   state.defaultGraph = byDefault;
   const select = $('graph-select');
   select.replaceChildren(...graphs.map((g) => Object.assign(document.createElement('option'), { value: g.name, textContent: g.name, selected: g.name === byDefault })));
-  select.addEventListener('change', () => !state.run && showGraph(select.value));
+  // Choosing a graph shows its machine and is where the next free-text run starts.
+  select.addEventListener('change', () => {
+    state.stopFollow?.();
+    state.run = null;
+    state.events = [];
+    timeline.reset();
+    history.replaceState(null, '', location.pathname + location.search);
+    void showGraph(select.value);
+  });
 
   const scenarios = await api.listScenarios();
   if (scenarios.length > 0) {
