@@ -92,19 +92,16 @@ describe('workbench page in Chromium', () => {
     await page.waitForSelector('body[data-run-status="completed"]');
     const events = (await (await fetch(new URL(`/api/runs/${finishedRunId}/events`, server.url))).json()) as Array<{ type: string; nodeId?: string }>;
     const total = events.length;
-    await page.waitForFunction((n) => document.getElementById('position')?.textContent === `${n} / ${n}`, total);
+    await expect.poll(() => page.textContent('#position')).toBe(`${total} / ${total}`);
 
     await page.click('#replay');
     await page.waitForSelector('body[data-timeline="playing"]');
-    await page.waitForFunction((n) => document.getElementById('position')?.textContent === `${n} / ${n}` && document.body.dataset.timeline === 'paused', total);
+    await page.waitForSelector('body[data-timeline="paused"]', { timeout: 15_000 });
+    expect(await page.textContent('#position')).toBe(`${total} / ${total}`);
 
     // Scrub to just before and just after the node completed.
     const completedAt = events.findIndex((e) => e.type === 'node.completed' && e.nodeId === CASES.replay.node) + 1;
-    const scrub = (to: number) =>
-      page.$eval('#scrubber', (el, v) => {
-        (el as HTMLInputElement).value = String(v);
-        el.dispatchEvent(new Event('input', { bubbles: true }));
-      }, to);
+    const scrub = (to: number) => page.locator('#scrubber').fill(String(to));
     await page.click(node(CASES.replay.node));
     await scrub(completedAt - 1);
     expect(await page.locator('#inspector .delta').count()).toBe(0);
