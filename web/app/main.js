@@ -7,6 +7,7 @@ import { renderLanes } from './lanes.js';
 import { runViewAt } from './runView.js';
 import { createTimeline } from './timeline.js';
 
+/** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [], stopFollow: null, selected: null, update: null, shownGraph: null };
 const definitions = new Map();

@@ -12,7 +12,7 @@ export const edgeKey = (from, to) => `${from}→${to}`;
  */
 export function runViewAt(events, upto) {
   const view = {
-    status: events.length === 0 ? 'none' : 'running',
+    status: events.length === 0 || upto <= 0 ? 'none' : 'running',
     active: new Set(), // `${path}|${nodeId}` of nodes in flight
     activeNodes: new Set(), // node ids in flight at the root path
     waiting: null, // { nodeId, reason }
