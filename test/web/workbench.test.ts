@@ -83,6 +83,22 @@ describe('workbench page in Chromium', () => {
     expect(finishedRunId).not.toBe('');
   }, 30_000);
 
+  it('starts a run from the free-text box with an image upload; the image is shown nowhere as bytes', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    await page.selectOption('#graph-select', 'refund-approval');
+    await page.fill('#message', 'Refund SO20261005, photo attached');
+    await page.setInputFiles('#image', { name: 'case.png', mimeType: 'image/png', buffer: png });
+    await page.click('#start-button');
+    await page.waitForSelector('body[data-run-status="waiting"]');
+    const runId = /#run=(.+)$/.exec(page.url())?.[1] ?? '';
+    const detail = (await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()) as { input: string; request: { metadata: { image: Record<string, unknown> } } };
+    expect(detail.input).toBe('Refund SO20261005, photo attached');
+    expect(detail.request.metadata.image).toMatchObject({ mediaType: 'image/png', dataUrl: '[image]', name: 'case.png', bytes: png.length });
+    await page.click(node('draft'));
+    expect(await page.textContent('#inspector')).toContain('[image]');
+    expect(await page.content()).not.toContain(png.toString('base64').slice(0, 24));
+  }, 30_000);
+
   it('replays a finished run with the timeline, without running anything, and inspects a node delta', async () => {
     const before = (await (await fetch(new URL('/api/runs', server.url))).json()) as unknown[];
     const posts: string[] = [];
