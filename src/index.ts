@@ -112,8 +112,10 @@ export { startServer, DEFAULT_PORT, type StartServerOptions, type RunningServer 
 export { Scenario } from './server/Scenario.js';
 /** The workbench refused a request or its own configuration. */
 export { ServerError, type ServerErrorCode } from './server/ServerError.js';
-/** HTTP bodies of the workbench API, and what a run gets about an attached image (`metadata.image`). */
-export { StartRunBody, ResumeRunBody, ImageUpload, type RunImage } from './server/StartRunBody.js';
+/** The body that starts a workbench run, its image upload, and what the run gets about the image (`metadata.image`). */
+export { StartRunBody, ImageUpload, type RunImage } from './server/StartRunBody.js';
+/** The body that resumes a waiting run through the workbench. */
+export { ResumeRunBody } from './server/ResumeRunBody.js';
 /** A graph machine's states, guarded hops and human nodes, for drawing. */
 export { machineDefinition, type MachineDefinition, type MachineStateInfo, type MachineHop, type MachineHopKind } from './server/machineDefinition.js';
 /** Stored runs as the workbench lists and shows them. */

@@ -35,13 +35,6 @@ export const StartRunBody = z.strictObject({
 /** `POST /api/runs`. */
 export type StartRunBody = z.infer<typeof StartRunBody>;
 
-/** `POST /api/runs/:runId/resume`: the human's reply. */
-export const ResumeRunBody = z.strictObject({
-  reply: z.string({ error: 'reply is required: the text the waiting node receives' }).trim().min(1, 'reply must not be blank').max(20_000),
-});
-/** `POST /api/runs/:runId/resume`. */
-export type ResumeRunBody = z.infer<typeof ResumeRunBody>;
-
 /**
  * What a run receives about an attached image, in `request.metadata.image`. The bytes travel only
  * as the `dataUrl`, a `data:` URL: the engine's redaction replaces every `data:` URL with `[image]`

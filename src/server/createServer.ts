@@ -3,13 +3,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { RunManager } from '../graph/durable/RunManager.js';
 import type { Workflow } from '../graph/Workflow.js';
 import type { RunStore } from '../persistence/RunStore.js';
-import { mountApiRoutes } from './apiRoutes.js';
+import { mountApiRoutes } from './mountApiRoutes.js';
 import { errorResponse } from './errorResponse.js';
 import { RunHub } from './RunHub.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
 import { tokenAuth } from './tokenAuth.js';
-import { mountWebAssets } from './webAssets.js';
+import { mountWebAssets } from './mountWebAssets.js';
 import { WorkbenchRuns } from './WorkbenchRuns.js';
 
 /** Options for {@link createServer}. */

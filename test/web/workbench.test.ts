@@ -134,4 +134,18 @@ describe('workbench page in Chromium', () => {
     const after = (await (await fetch(new URL('/api/runs', server.url))).json()) as unknown[];
     expect(after).toHaveLength(before.length);
   }, 30_000);
+
+  it('works behind a token: the page takes it from ?token=, drops it from the address and streams with it', async () => {
+    const secured = await startServer({ store, graphs: [...graphs], scenarios: [...scenarios], port: 0, token: 'tok-browser-0123456789' });
+    try {
+      await page.goto(`${secured.url}?token=tok-browser-0123456789`);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(page.url()).not.toContain('tok-browser');
+      await page.click(`[data-scenario="${CASES.waits.scenario}"]`);
+      await page.waitForSelector('body[data-run-status="waiting"]');
+      expect(await page.getAttribute('#connection', 'data-state')).toBe('open');
+    } finally {
+      await secured.stop();
+    }
+  }, 30_000);
 });

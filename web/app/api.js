@@ -1,7 +1,12 @@
 // The workbench's HTTP client: JSON calls with the token, uploads, and run event streams.
 
 const params = new URLSearchParams(location.search);
-if (params.get('token')) sessionStorage.setItem('switchboard-token', params.get('token'));
+if (params.get('token')) {
+  sessionStorage.setItem('switchboard-token', params.get('token'));
+  // Keep the token out of the address bar, bookmarks and screenshots.
+  params.delete('token');
+  history.replaceState(null, '', `${location.pathname}${params.size ? `?${params}` : ''}${location.hash}`);
+}
 const token = sessionStorage.getItem('switchboard-token');
 
 /** Calls the API; throws an Error carrying the server's message on a non-2xx answer. */

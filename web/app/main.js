@@ -181,6 +181,8 @@ async function init() {
   const known = fromHash && state.runs.find((r) => r.runId === fromHash);
   if (known) await openRun(known.runId, known.graph);
   else if (byDefault) await showGraph(byDefault);
+  // Runs started elsewhere (the CLI, another tab) show up too.
+  setInterval(refreshRuns, 10_000);
   document.body.dataset.ready = 'true';
 }
 

@@ -12,7 +12,8 @@ import { readBody } from './readBody.js';
 import { runDetail, runSummary } from './RunSummary.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
-import { ResumeRunBody, StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
+import { ResumeRunBody } from './ResumeRunBody.js';
+import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
 import type { WorkbenchRuns } from './WorkbenchRuns.js';
 
 /** What the API routes need. */
