@@ -25,11 +25,11 @@ export interface ApiContext {
   heartbeatMs: number;
 }
 
-const ListRunsQuery = z.strictObject({
+/** `GET /api/runs` query; other parameters (a token, a cache buster) are ignored. */
+const ListRunsQuery = z.object({
   status: StoredRunStatus.optional(),
   graph: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  token: z.string().optional(),
 });
 
 const SeqParam = z.coerce.number().int().min(0);
