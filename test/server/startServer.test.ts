@@ -37,6 +37,32 @@ describe('startServer', () => {
   });
 });
 
+describe('history across restarts', () => {
+  it('lists, replays and resumes a run stored by a server that has since stopped', async () => {
+    const file = tempDb();
+    const first = new SqliteRunStore({ file });
+    const before = await startServer({ store: first, graphs: [approvalGraph()], port: 0 });
+    const started = await fetch(new URL('/api/runs?wait=true', before.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'keep me' }) });
+    const { runId } = (await started.json()) as { runId: string };
+    await before.stop();
+    await first.close();
+
+    const second = new SqliteRunStore({ file });
+    const after = await startServer({ store: second, graphs: [approvalGraph()], port: 0 });
+    try {
+      const listed = (await (await fetch(new URL('/api/runs', after.url))).json()) as Array<{ runId: string; status: string; input: string }>;
+      expect(listed).toMatchObject([{ runId, status: 'waiting', input: 'keep me' }]);
+      const resumed = await fetch(new URL(`/api/runs/${runId}/resume?wait=true`, after.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reply: 'fine' }) });
+      expect(await resumed.json()).toMatchObject({ status: 'completed', outputText: 'approved: fine' });
+      const events = (await (await fetch(new URL(`/api/runs/${runId}/events`, after.url))).json()) as Array<{ seq: number }>;
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    } finally {
+      await after.stop();
+      await second.close();
+    }
+  });
+});
+
 describe('switchboard serve', () => {
   /** Runs the CLI until it prints its first line (or exits); returns the output so far and the process. */
   function serve(args: string[], env: Record<string, string> = {}) {
