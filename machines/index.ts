@@ -5,4 +5,4 @@ import { refundApproval } from './refundApproval.js';
 /** The graphs the `switchboard` command can start, resume and recover, by name. The first is the default. */
 export const graphs: Workflow[] = [customerService(), refundApproval()];
 
-export { scenarios, scenarioMetadata, type DemoScenario } from './scenarios.js';
+export { scenarios, scenarioMetadata, scenarioImagePath, type DemoScenario } from './scenarios.js';

@@ -1,22 +1,12 @@
 import { fileURLToPath } from 'node:url';
+import type { Scenario } from 'switchboard';
 import type { Fault } from '../specialists/index.js';
 
 /** A canned request: what `switchboard scenarios` runs and the workbench offers as a button. */
-export interface DemoScenario {
-  id: string;
-  title: string;
-  /** The registered graph it runs. */
-  graph: string;
-  message: string;
-  /** An attached picture (an absolute path). */
-  image?: string;
-  faults?: Fault[];
-  toolBudget?: number;
-  /** For a scenario that waits for a person: the reply the demo resumes it with. */
-  reply?: string;
-}
+export type DemoScenario = Scenario & { graph: string; faults?: Fault[] };
 
-const E02_PICTURE = fileURLToPath(new URL('../specialists/vision/fixtures/e02-red-led.png', import.meta.url));
+/** The E02 LED picture, relative to this folder (scenario images resolve against the graphs module). */
+const E02_PICTURE = '../specialists/vision/fixtures/e02-red-led.png';
 const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
 const REFUND_QUESTION = 'Check order SO20261001 for me and see how much can still be refunded.';
 
@@ -45,10 +35,15 @@ export const scenarios: DemoScenario[] = [
   { id: 'refund-approval', title: 'Refund SO20261001 (needs approval)', graph: 'refund-approval', message: 'Please refund order SO20261001', reply: 'approved' },
 ];
 
+/** A scenario's picture as an absolute path. */
+export function scenarioImagePath(s: Pick<DemoScenario, 'image'>): string | undefined {
+  return s.image === undefined ? undefined : fileURLToPath(new URL(s.image, import.meta.url));
+}
+
 /** The request metadata a scenario's options become. */
 export function scenarioMetadata(s: Pick<DemoScenario, 'image' | 'faults' | 'toolBudget'>): Record<string, unknown> {
   return {
-    ...(s.image ? { image: { path: s.image } } : {}),
+    ...(s.image ? { image: { path: scenarioImagePath(s)! } } : {}),
     ...(s.faults?.length ? { faults: s.faults } : {}),
     ...(s.toolBudget !== undefined ? { toolBudget: s.toolBudget } : {}),
   };

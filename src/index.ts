@@ -104,6 +104,23 @@ export { RunStateError, type RunStateErrorCode } from './errors/RunStateError.js
 /** Removes secrets, inline images and `__` keys from values before they are stored or sent. */
 export { redactForOutput, secretValues } from './trace/redact.js';
 
+/** The workbench as a hono app (HTTP API, SSE event streams, the page), not yet listening. */
+export { createServer, type ServerOptions, type Workbench } from './server/createServer.js';
+/** Creates the workbench and listens (127.0.0.1 by default; other hosts require a token). */
+export { startServer, DEFAULT_PORT, type StartServerOptions, type RunningServer } from './server/startServer.js';
+/** A canned request the workbench offers as a button (the graphs module's `scenarios` export). */
+export { Scenario } from './server/Scenario.js';
+/** The workbench refused a request or its own configuration. */
+export { ServerError, type ServerErrorCode } from './server/ServerError.js';
+/** The body that starts a workbench run, its image upload, and what the run gets about the image (`metadata.image`). */
+export { StartRunBody, ImageUpload, type RunImage } from './server/StartRunBody.js';
+/** The body that resumes a waiting run through the workbench. */
+export { ResumeRunBody } from './server/ResumeRunBody.js';
+/** A graph machine's states, guarded hops and human nodes, for drawing. */
+export { machineDefinition, type MachineDefinition, type MachineStateInfo, type MachineHop, type MachineHopKind } from './server/machineDefinition.js';
+/** Stored runs as the workbench lists and shows them. */
+export type { RunSummary, RunDetail } from './server/RunSummary.js';
+
 /** Defines a tool: zod-parsed arguments, a zod-derived JSON schema, failures fed back as observations. */
 export { tool, toolJsonSchema, type Tool, type ToolConfig, type ToolContext, type ToolEmittedEvent } from './agent/tool.js';
 /** The outcome of one tool call and the observation text the model reads. */

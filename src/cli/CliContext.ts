@@ -1,5 +1,5 @@
 import type { RunManager } from '../graph/durable/RunManager.js';
-import type { Machines } from './loadMachines.js';
+import type { GraphsModule } from './loadGraphs.js';
 
 /** What every command gets: where to print, and the stored runs of the loaded graphs. */
 export interface CliContext {
@@ -7,6 +7,6 @@ export interface CliContext {
   err: (text: string) => void;
   /** Opens the store and loads the graphs on first use; closed by `main`. */
   runs: () => Promise<RunManager>;
-  /** The graphs module's graphs and scenarios (loaded once). */
-  machines: () => Promise<Machines>;
+  /** The loaded graphs module (graphs and scenarios). */
+  graphsModule: () => Promise<GraphsModule>;
 }

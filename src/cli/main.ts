@@ -5,8 +5,9 @@ import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
-import { loadMachines, type Machines } from './loadMachines.js';
 import { addMainJobCommands } from './commands/mainJobCommands.js';
+import { addServeCommand } from './commands/serveCommand.js';
+import { loadGraphsModule, type GraphsModule } from './loadGraphs.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -15,7 +16,7 @@ function version(): string {
 /** Runs the CLI with the given arguments and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
-  let machines: Promise<Machines> | null = null;
+  let loaded: Promise<GraphsModule> | null = null;
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
@@ -23,22 +24,23 @@ export async function main(argv: string[]): Promise<number> {
     .option('--db <file>', 'SQLite file for stored runs (default: .switchboard/switchboard.db; env SWITCHBOARD_DB)')
     .showHelpAfterError()
     .exitOverride();
+  const graphsModule = () => (loaded ??= loadGraphsModule(program.opts<{ graphs?: string }>().graphs));
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
-    machines: () => (machines ??= loadMachines(program.opts<{ graphs?: string }>().graphs)),
     runs: async () => {
       if (manager === null) {
         const opts = program.opts<{ graphs?: string; db?: string }>();
-        const { graphs } = await cli.machines();
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
-        manager = new RunManager({ store, graphs });
+        manager = new RunManager({ store, graphs: (await graphsModule()).graphs });
       }
       return manager;
     },
+    graphsModule,
   };
   addMainJobCommands(program, cli);
   addRunCommands(program, cli);
+  addServeCommand(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -38,7 +38,12 @@ export type SwitchboardErrorCode =
   | 'handoff_depth'
   | 'handoff_failed'
   | 'handoff_timeout'
-  | 'script_mismatch';
+  | 'script_mismatch'
+  // The workbench server.
+  | 'server_config'
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found';
 
 /** Who is at fault: the caller's code or input, Switchboard itself, or a model. */
 export type ErrorFault = 'user' | 'system' | 'model';

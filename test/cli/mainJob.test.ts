@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scenarios } from '../../machines/scenarios.js';
+import { scenarioImagePath, scenarios } from '../../machines/scenarios.js';
 
 const db = join(mkdtempSync(join(tmpdir(), 'sb-main-')), 'runs.db');
 const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '' };
@@ -38,7 +38,7 @@ describe('the main job', () => {
   }, 60_000);
 
   it('takes an image, fault injection and a tool budget', () => {
-    const image = scenarios.find((s) => s.id === '2-vision')!.image!;
+    const image = scenarioImagePath(scenarios.find((s) => s.id === '2-vision')!)!;
     const vision = json<RunJson>(cli('run', 'What does this mean and how do I fix it?', '--image', image, '--json'));
     expect(vision.path).toEqual(['ingest', 'vision', 'classify', 'retrieve', 'draft', 'review', 'finish']);
     expect(vision.outputText).toContain('E02');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OfflineModel, type TaskResult, type WorkflowEvent, type WorkflowRun } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
-import { scenarioMetadata, scenarios } from '../../machines/scenarios.js';
+import { scenarioImagePath, scenarioMetadata, scenarios } from '../../machines/scenarios.js';
 
 const graph = customerService({ model: new OfflineModel() });
 const scenario = (id: string) => scenarios.find((s) => s.id === id)!;
@@ -33,7 +33,7 @@ describe('customer-service scenarios (offline)', () => {
     expect(run.outputText).toContain('E02');
     expect(run.outputText).toMatch(/clean the (charging )?contacts/i);
     // The picture's bytes appear nowhere: not in the state, not in any event.
-    const png = readFileSync(scenario('2-vision').image!);
+    const png = readFileSync(scenarioImagePath(scenario('2-vision'))!);
     const serialized = JSON.stringify(events) + JSON.stringify(Object.fromEntries(run.state));
     expect(serialized).not.toContain(png.toString('base64').slice(0, 64));
     expect(serialized).not.toContain('\\u0089PNG');

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
@@ -6,7 +7,8 @@ import type { RunManager } from '../../graph/durable/RunManager.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import type { CliContext } from '../CliContext.js';
 import { excerpt, table } from '../format.js';
-import { runMetadata, type CliScenario } from '../loadMachines.js';
+import { runMetadata } from '../runMetadata.js';
+import type { Scenario } from '../../server/Scenario.js';
 import { TracePrinter } from '../TracePrinter.js';
 
 /** Runs one request on a stored run of `graph`, printing the live trace unless `quiet`. */
@@ -36,7 +38,7 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print the run as JSON instead of the trace')
     .action(async (message: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean }) => {
       const runs = await cli.runs();
-      const graph = opts.graph ?? (await cli.machines()).graphs[0]?.name;
+      const graph = opts.graph ?? (await cli.graphsModule()).graphs[0]?.name;
       if (graph === undefined) throw new GraphDefinitionError('no graph is registered; pass --graphs <module>');
       const image = opts.image === undefined ? undefined : resolve(opts.image);
       if (image !== undefined && !existsSync(image)) throw new GraphDefinitionError(`--image: no such file: ${image}`);
@@ -60,12 +62,15 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
     .action(async (opts: { only?: string; json?: boolean }) => {
       const runs = await cli.runs();
       const wanted = opts.only?.split(',').map((s) => s.trim());
-      const list = (await cli.machines()).scenarios.filter((s) => wanted === undefined || wanted.includes(s.id));
+      const module = await cli.graphsModule();
+      const list = module.scenarios.filter((s) => wanted === undefined || wanted.includes(s.id));
       if (list.length === 0) throw new GraphDefinitionError(`no scenarios${wanted ? ` with ids ${wanted.join(', ')}` : ' are registered'}`);
-      const rows: Array<{ scenario: CliScenario; run: WorkflowRun; resumed?: WorkflowRun }> = [];
+      const rows: Array<{ scenario: Scenario; run: WorkflowRun; resumed?: WorkflowRun }> = [];
       for (const [i, scenario] of list.entries()) {
         if (!opts.json) cli.out(`\n[${i + 1}/${list.length}] ${scenario.title}\n  “${excerpt(scenario.message, 100)}”${scenario.image ? `  + image ${scenario.image.split('/').at(-1)}` : ''}`);
-        const run = await runTraced(runs, scenario.graph, scenario.message, runMetadata(scenario), opts.json ? null : cli.out);
+        const graph = scenario.graph ?? module.graphs[0]!.name;
+        const image = scenario.image === undefined ? undefined : resolve(dirname(fileURLToPath(module.url)), scenario.image);
+        const run = await runTraced(runs, graph, scenario.message, runMetadata({ ...scenario, ...(image ? { image } : {}) }), opts.json ? null : cli.out);
         let resumed: WorkflowRun | undefined;
         if (run.status === 'waiting' && scenario.reply !== undefined) {
           if (!opts.json) cli.out(`  ↺ a person replies: “${excerpt(scenario.reply, 80)}”`);

@@ -1,0 +1,109 @@
+import type { RunStore, StoredEvent } from '../persistence/RunStore.js';
+import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
+import { secretValues } from '../trace/redact.js';
+import { liveOutEvent, type OutEvent } from './OutEvent.js';
+import { RunSubscription, type EventSources, type SubscriberCallbacks } from './RunSubscription.js';
+
+/** Options for {@link RunHub}. */
+export interface RunHubOptions {
+  /** Values to redact from every event (default: secret-looking environment variables). */
+  secrets?: readonly string[];
+  /** How often a subscriber of a run that no leg here executes reads the store (default 1000 ms). */
+  pollMs?: number;
+}
+
+/**
+ * The server's live view of runs: the events of every leg executing in this process (kept in
+ * memory until the leg ends, so a subscriber never misses one that is not checkpointed yet) and
+ * the subscribers of each run. A subscriber of a run executed elsewhere (another process, the
+ * CLI) reads the store every `pollMs`.
+ */
+export class RunHub implements EventSources {
+  readonly store: RunStore;
+  readonly #secrets: readonly string[];
+  readonly #pollMs: number;
+  readonly #logs = new Map<string, OutEvent[]>();
+  readonly #subscribers = new Map<string, Set<RunSubscription>>();
+
+  constructor(store: RunStore, options: RunHubOptions = {}) {
+    this.store = store;
+    this.#secrets = options.secrets ?? secretValues();
+    this.#pollMs = options.pollMs ?? 1000;
+  }
+
+  liveLog(runId: string): readonly OutEvent[] | undefined {
+    return this.#logs.get(runId);
+  }
+
+  /** True while a leg of the run executes in this process. */
+  isLive(runId: string): boolean {
+    return this.#logs.has(runId);
+  }
+
+  /** Number of open subscriptions (all runs). */
+  get subscriberCount(): number {
+    let n = 0;
+    for (const set of this.#subscribers.values()) n += set.size;
+    return n;
+  }
+
+  /** Starts the in-memory log of a leg executing here; returns the listener to pass as `onEvent`. */
+  attach(runId: string): (event: WorkflowEvent) => void {
+    const log: OutEvent[] = [];
+    this.#logs.set(runId, log);
+    return (event) => {
+      const out = liveOutEvent(event, this.#secrets);
+      log.push(out);
+      for (const subscription of this.#subscribers.get(runId) ?? []) subscription.offer(out);
+    };
+  }
+
+  /**
+   * The leg ended: its events are stored. Events a fenced leg could not store (a run cancelled
+   * while a node was in flight) are appended to the log so the history is complete; then the
+   * in-memory log is dropped and the subscribers re-read the store.
+   */
+  async detach(runId: string): Promise<void> {
+    const log = this.#logs.get(runId);
+    if (log !== undefined) await this.#storeTail(runId, log).catch(() => undefined);
+    this.#logs.delete(runId);
+    this.poke(runId);
+  }
+
+  /** Tells the run's subscribers to re-read the store (after a cancel, or a change made elsewhere). */
+  poke(runId: string): void {
+    for (const subscription of this.#subscribers.get(runId) ?? []) void subscription.sync();
+  }
+
+  /** Subscribes to a run's events after `afterSeq`; the callbacks get every event once, in order. */
+  subscribe(runId: string, afterSeq: number, callbacks: SubscriberCallbacks): RunSubscription {
+    let set = this.#subscribers.get(runId);
+    if (set === undefined) this.#subscribers.set(runId, (set = new Set()));
+    let timer: NodeJS.Timeout | undefined;
+    const subscription = new RunSubscription(runId, afterSeq, this, callbacks, () => {
+      clearInterval(timer);
+      set.delete(subscription);
+      if (set.size === 0) this.#subscribers.delete(runId);
+    });
+    set.add(subscription);
+    timer = setInterval(() => {
+      if (!this.isLive(runId)) void subscription.sync();
+    }, this.#pollMs);
+    timer.unref();
+    void subscription.sync();
+    return subscription;
+  }
+
+  async #storeTail(runId: string, log: OutEvent[]): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const record = await this.store.getRun(runId);
+      if (record === null) return;
+      const stored = new Set((await this.store.listEvents(runId, { afterSeq: record.lastSeq })).map((e) => e.seq));
+      const tail = log.filter((e) => e.seq > record.lastSeq && !stored.has(e.seq));
+      if (tail.length === 0) return;
+      const events: StoredEvent[] = tail.map((e) => ({ runId, seq: e.seq, type: e.type, at: Number(e.data.at ?? Date.now()), data: e.data }));
+      const written = await this.store.updateRun(runId, record.version, { lastSeq: Math.max(record.lastSeq, ...tail.map((e) => e.seq)) }, events);
+      if (written !== null) return;
+    }
+  }
+}

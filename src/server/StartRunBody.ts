@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { AgentRequest } from '../graph/AgentNode.js';
+
+/** The image types the workbench accepts. */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+/** Largest accepted image, in bytes (decoded). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** An uploaded image: its media type and its bytes in base64 (a `data:` URL prefix is accepted). */
+export const ImageUpload = z.object({
+  mediaType: z.enum(IMAGE_MEDIA_TYPES, { error: `mediaType must be one of ${IMAGE_MEDIA_TYPES.join(', ')}` }),
+  base64: z
+    .string()
+    .transform((s) => s.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, ''))
+    .pipe(
+      z
+        .string()
+        .min(1, 'base64 must not be empty')
+        .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64 must be standard base64 (A-Z, a-z, 0-9, +, /, = padding)')
+        .max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4, `the image must be at most ${MAX_IMAGE_BYTES} bytes`),
+    ),
+  name: z.string().max(200).optional(),
+});
+/** An uploaded image. */
+export type ImageUpload = z.infer<typeof ImageUpload>;
+
+/** `POST /api/runs`: which graph, the message, and an optional image. */
+export const StartRunBody = z.strictObject({
+  graph: z.string().min(1, 'graph must name a registered graph').optional(),
+  message: z.string({ error: 'message is required: the text the run starts with' }).trim().min(1, 'message must not be blank').max(20_000),
+  image: ImageUpload.optional(),
+});
+/** `POST /api/runs`. */
+export type StartRunBody = z.infer<typeof StartRunBody>;
+
+/**
+ * What a run receives about an attached image, in `request.metadata.image`. The bytes travel only
+ * as the `dataUrl`, a `data:` URL: the engine's redaction replaces every `data:` URL with `[image]`
+ * before a snapshot or an event is stored or sent, so they live only in this process's memory.
+ * `sha256` identifies the image after that (for example after a restart).
+ */
+export interface RunImage {
+  mediaType: string;
+  dataUrl: string;
+  bytes: number;
+  sha256: string;
+  name?: string;
+}
+
+/** The run request for a start body: the message as input, the image (if any) as metadata. */
+export function toRunRequest(body: Pick<StartRunBody, 'message' | 'image'>): AgentRequest {
+  if (body.image === undefined) return { input: body.message };
+  const bytes = Buffer.from(body.image.base64, 'base64');
+  const image: RunImage = {
+    mediaType: body.image.mediaType,
+    dataUrl: `data:${body.image.mediaType};base64,${body.image.base64}`,
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    ...(body.image.name === undefined ? {} : { name: body.image.name }),
+  };
+  return { input: body.message, metadata: { image } };
+}

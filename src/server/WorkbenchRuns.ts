@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentRequest } from '../graph/AgentNode.js';
+import type { RunManager } from '../graph/durable/RunManager.js';
+import type { Workflow } from '../graph/Workflow.js';
+import type { WorkflowRun } from '../graph/WorkflowRun.js';
+import type { RunRecord } from '../persistence/RunStore.js';
+import { RunStateError } from '../errors/RunStateError.js';
+import type { RunHub } from './RunHub.js';
+import { ServerError } from './ServerError.js';
+
+/** A run started or resumed by the workbench: its id, and the whole leg's outcome when asked to wait. */
+export interface LegStarted {
+  runId: string;
+  run?: WorkflowRun;
+}
+
+/**
+ * Starts, resumes and cancels stored runs for the HTTP API. Legs run in the background with the
+ * hub as their event listener; a call returns once the run is stored (start) or claimed (resume),
+ * or, with `wait`, once the leg ended or waits.
+ */
+export class WorkbenchRuns {
+  readonly manager: RunManager;
+  readonly hub: RunHub;
+  readonly graphs: readonly Workflow[];
+  readonly defaultGraph: string | undefined;
+  readonly #legs = new Set<Promise<unknown>>();
+  readonly #onLegError: (runId: string, error: unknown) => void;
+
+  constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly Workflow[]; defaultGraph?: string; onLegError?: (runId: string, error: unknown) => void }) {
+    this.manager = options.manager;
+    this.hub = options.hub;
+    this.graphs = options.graphs;
+    this.defaultGraph = options.defaultGraph ?? options.graphs[0]?.name;
+    this.#onLegError = options.onLegError ?? (() => undefined);
+  }
+
+  /** A registered graph by name (default: the default graph). */
+  graph(name?: string): Workflow {
+    const wanted = name ?? this.defaultGraph;
+    const graph = this.graphs.find((g) => g.name === wanted);
+    if (graph === undefined) {
+      throw new ServerError(`no graph named "${wanted ?? ''}" is registered; known: ${this.graphs.map((g) => g.name).join(', ') || '(none)'}`, { code: 'not_found' });
+    }
+    return graph;
+  }
+
+  /** Legs still executing. */
+  get activeLegs(): number {
+    return this.#legs.size;
+  }
+
+  /** Starts a stored run; resolves once its row exists (or, with `wait`, once the leg ended). */
+  async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean } = {}): Promise<LegStarted> {
+    const graph = this.graph(graphName);
+    const runId = randomUUID();
+    const onEvent = this.hub.attach(runId);
+    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, onEvent }));
+    if (options.wait) return { runId, run: await leg };
+    await this.#untilStored(runId, leg);
+    return { runId };
+  }
+
+  /** Resumes a waiting run with a reply; resolves once the run is claimed (or, with `wait`, once the leg ended). */
+  async resume(runId: string, reply: string, options: { wait?: boolean } = {}): Promise<LegStarted> {
+    if (this.hub.isLive(runId)) {
+      throw new RunStateError(`run ${runId} is running in this server right now, not waiting for a reply`, { code: 'run_not_waiting', runId });
+    }
+    const listener = this.hub.attach(runId);
+    let claimed!: () => void;
+    const firstEvent = new Promise<void>((resolve) => (claimed = resolve));
+    const onEvent: typeof listener = (event) => {
+      claimed();
+      listener(event);
+    };
+    const leg = this.#track(runId, () => this.manager.resume(runId, { reply }, { onEvent }));
+    if (options.wait) return { runId, run: await leg };
+    await Promise.race([firstEvent, leg]);
+    return { runId };
+  }
+
+  /** Cancels a running, waiting or interrupted run and tells its subscribers. */
+  async cancel(runId: string): Promise<RunRecord> {
+    const record = await this.manager.cancel(runId);
+    this.hub.poke(runId);
+    return record;
+  }
+
+  /** Waits until every leg started here has ended, or `timeoutMs` passed. */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.#legs]), timeout]);
+    clearTimeout(timer);
+  }
+
+  #track(runId: string, begin: () => Promise<WorkflowRun>): Promise<WorkflowRun> {
+    let leg: Promise<WorkflowRun>;
+    try {
+      leg = begin();
+    } catch (error) {
+      leg = Promise.reject(error);
+    }
+    const tracked = leg
+      .catch((error: unknown) => {
+        // Refusals (a run not waiting, not found) reach the caller; anything else is reported here too.
+        if (!(error instanceof RunStateError)) this.#onLegError(runId, error);
+      })
+      .finally(() => this.hub.detach(runId))
+      .finally(() => this.#legs.delete(tracked));
+    this.#legs.add(tracked);
+    return leg;
+  }
+
+  async #untilStored(runId: string, leg: Promise<WorkflowRun>): Promise<void> {
+    let settled = false;
+    let failure: unknown = null;
+    leg.then(
+      () => (settled = true),
+      (error: unknown) => {
+        settled = true;
+        failure = error;
+      },
+    );
+    for (let attempt = 0; ; attempt++) {
+      if ((await this.manager.store.getRun(runId)) !== null) return;
+      if (settled) {
+        if (failure !== null) throw failure;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 ** attempt)));
+    }
+  }
+}

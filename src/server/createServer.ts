@@ -1,0 +1,97 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { RunManager } from '../graph/durable/RunManager.js';
+import type { Workflow } from '../graph/Workflow.js';
+import type { RunStore } from '../persistence/RunStore.js';
+import { mountApiRoutes } from './mountApiRoutes.js';
+import { errorResponse } from './errorResponse.js';
+import { RunHub } from './RunHub.js';
+import type { Scenario } from './Scenario.js';
+import { ServerError } from './ServerError.js';
+import { tokenAuth } from './tokenAuth.js';
+import { mountWebAssets } from './mountWebAssets.js';
+import { WorkbenchRuns } from './WorkbenchRuns.js';
+
+/** Options for {@link createServer}. */
+export interface ServerOptions {
+  /** Where runs are stored (the CLI passes `createStoreFromEnv()`). */
+  store: RunStore;
+  /** The graphs runs can be started of. */
+  graphs: readonly Workflow[];
+  /** Buttons the page offers (see `Scenario`). Default none. */
+  scenarios?: readonly Scenario[];
+  /** The folder scenario image paths are resolved against (default: the working directory). */
+  scenarioRoot?: string;
+  /** The graph a start without `graph` uses (default: the first). */
+  defaultGraph?: string;
+  /** When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`). */
+  token?: string;
+  /** Heartbeat interval of event streams (default 15 000 ms). */
+  heartbeatMs?: number;
+  /** How often a stream of a run executed elsewhere reads the store (default 1000 ms). */
+  pollMs?: number;
+  /** Largest accepted request body in bytes (default 8 MiB, room for a 5 MiB image in base64). */
+  maxBodyBytes?: number;
+  /** Where server errors are written (default: nowhere; the CLI passes stderr). */
+  log?: (line: string) => void;
+  /** Lease owner id and length for the runs this server executes. */
+  owner?: string;
+  leaseMs?: number;
+}
+
+/** A workbench: the hono app (`app.fetch`, `app.request`) and what it runs on. */
+export interface Workbench {
+  app: Hono;
+  runs: WorkbenchRuns;
+  /** Waits for the legs this server started (up to `timeoutMs`); the store stays open. */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * The workbench HTTP API and page as a hono app, not yet listening (see `startServer`): JSON
+ * routes under `/api` (zod-validated bodies, typed errors as `{ error: { code, message } }`),
+ * each run's events as Server-Sent Events, and the page from `web/`.
+ *
+ * @example
+ * const { app } = createServer({ store: new SqliteRunStore(), graphs });
+ * const res = await app.request('/api/runs', { method: 'POST', body: JSON.stringify({ message: 'hi' }) });
+ */
+export function createServer(options: ServerOptions): Workbench {
+  const log = options.log ?? (() => undefined);
+  const manager = new RunManager({
+    store: options.store,
+    graphs: options.graphs,
+    ...(options.owner ? { owner: options.owner } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
+  const hub = new RunHub(options.store, options.pollMs === undefined ? {} : { pollMs: options.pollMs });
+  const runs = new WorkbenchRuns({
+    manager,
+    hub,
+    graphs: options.graphs,
+    ...(options.defaultGraph ? { defaultGraph: options.defaultGraph } : {}),
+    onLegError: (runId, error) => log(`switchboard serve: run ${runId} stopped on an error: ${(error as Error).message ?? String(error)}`),
+  });
+  const app = new Hono();
+  app.onError((error, c) => errorResponse(c, error, log));
+  app.notFound((c) => errorResponse(c, new ServerError(`no route ${c.req.method} ${c.req.path}`, { code: 'not_found' }), log));
+  if (options.token !== undefined && options.token !== '') app.use('/api/*', tokenAuth(options.token));
+  const maxSize = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new ServerError(`the request body is larger than ${maxSize} bytes; images must be at most 5 MiB`, { code: 'bad_request' });
+      },
+    }),
+  );
+  mountApiRoutes(app, {
+    runs,
+    scenarios: options.scenarios ?? [],
+    scenarioRoot: options.scenarioRoot ?? process.cwd(),
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  });
+  mountWebAssets(app);
+  return { app, runs, close: (timeoutMs) => runs.drain(timeoutMs) };
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import { SwitchboardError } from '../errors/SwitchboardError.js';
+import { ServerError } from './ServerError.js';
+
+const RUN_STATE_STATUS: Record<string, number> = {
+  run_not_found: 404,
+  run_not_waiting: 409,
+  run_finished: 409,
+  run_conflict: 409,
+  graph_changed: 409,
+  snapshot_version: 409,
+  invalid_reply: 400,
+  graph_definition: 400,
+};
+
+/** The HTTP status for an error: its own for server errors, by code for run errors, else 500. */
+export function statusOf(error: unknown): number {
+  if (error instanceof ServerError) return error.status;
+  if (error instanceof SwitchboardError) return RUN_STATE_STATUS[error.code] ?? 500;
+  return 500;
+}
+
+/**
+ * The JSON answer for an error: `{ error: { code, message } }`. Switchboard errors keep their
+ * message (they never carry secrets); anything else is reported as `internal` without details,
+ * which go to `log` instead.
+ */
+export function errorResponse(c: Context, error: unknown, log: (line: string) => void): Response {
+  const status = statusOf(error);
+  if (error instanceof SwitchboardError && status < 500) {
+    return c.json({ error: { code: error.code, message: error.message } }, status as 400);
+  }
+  log(`switchboard serve: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const message = error instanceof SwitchboardError ? error.message : 'internal error; see the server log';
+  return c.json({ error: { code: error instanceof SwitchboardError ? error.code : 'internal', message } }, status as 500);
+}

@@ -1,0 +1,151 @@
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { StoredRunStatus } from '../persistence/RunStore.js';
+import type { WorkflowRun } from '../graph/WorkflowRun.js';
+import { formatZodError } from '../errors/formatZodError.js';
+import { redactForOutput } from '../trace/redact.js';
+import { eventStream } from './eventStream.js';
+import { machineDefinition } from './machineDefinition.js';
+import { readBody } from './readBody.js';
+import { runDetail, runSummary } from './RunSummary.js';
+import type { Scenario } from './Scenario.js';
+import { ServerError } from './ServerError.js';
+import { ResumeRunBody } from './ResumeRunBody.js';
+import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
+import type { WorkbenchRuns } from './WorkbenchRuns.js';
+
+/** What the API routes need. */
+export interface ApiContext {
+  runs: WorkbenchRuns;
+  scenarios: readonly Scenario[];
+  /** The folder scenario image paths are relative to. */
+  scenarioRoot: string;
+  heartbeatMs: number;
+}
+
+/** `GET /api/runs` query; other parameters (a token, a cache buster) are ignored. */
+const ListRunsQuery = z.object({
+  status: StoredRunStatus.optional(),
+  graph: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+const SeqParam = z.coerce.number().int().min(0);
+
+/** An event seq from a header or query value (absent or empty: 0). */
+function parseSeq(value: string | undefined, what: string): number {
+  if (value === undefined || value === '') return 0;
+  const parsed = SeqParam.safeParse(value);
+  if (!parsed.success) throw new ServerError(`${what} must be a non-negative integer (an event seq); received "${value}"`, { code: 'bad_request' });
+  return parsed.data;
+}
+
+function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string>, what: string): z.infer<S> {
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) throw new ServerError(`${what}: ${formatZodError(parsed.error)}`, { code: 'bad_request' });
+  return parsed.data;
+}
+
+/** The JSON of a leg that ended or waits. */
+function legJson(run: WorkflowRun) {
+  return redactForOutput({
+    runId: run.runId,
+    status: run.status,
+    path: run.path,
+    steps: run.steps,
+    outputText: run.outputText,
+    ...(run.waiting ? { waiting: run.waiting } : {}),
+    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+  });
+}
+
+const IMAGE_TYPES: Record<string, ImageUpload['mediaType']> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+
+async function scenarioImage(root: string, path: string): Promise<ImageUpload> {
+  const mediaType = IMAGE_TYPES[extname(path).toLowerCase()];
+  if (mediaType === undefined) throw new ServerError(`scenario image ${path}: use a .png, .jpg, .gif or .webp file`, { code: 'server_config' });
+  const bytes = await readFile(resolve(root, path)).catch((cause: unknown) => {
+    throw new ServerError(`scenario image ${path} cannot be read: ${(cause as Error).message}`, { code: 'server_config', cause });
+  });
+  return { mediaType, base64: bytes.toString('base64'), name: path.split('/').pop() ?? path };
+}
+
+/**
+ * The JSON API under `/api`: graphs and their machine definitions, scenarios, runs (start, list,
+ * get, events, resume, cancel) and each run's event stream.
+ */
+export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
+  const { runs } = ctx;
+  const wantsWait = (query: string | undefined) => query === 'true' || query === '1';
+
+  app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount }));
+
+  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })) }));
+
+  app.get('/api/graphs/:name/definition', (c) => c.json(machineDefinition(runs.graph(c.req.param('name')).toMachine())));
+
+  app.get('/api/scenarios', (c) =>
+    c.json(ctx.scenarios.map((s) => ({ id: s.id, title: s.title, message: s.message, graph: s.graph ?? runs.defaultGraph ?? null, hasImage: s.image !== undefined }))),
+  );
+
+  app.post('/api/scenarios/:id/runs', async (c) => {
+    const scenario = ctx.scenarios.find((s) => s.id === c.req.param('id'));
+    if (scenario === undefined) throw new ServerError(`no scenario "${c.req.param('id')}"; known: ${ctx.scenarios.map((s) => s.id).join(', ') || '(none)'}`, { code: 'not_found' });
+    const image = scenario.image === undefined ? undefined : await scenarioImage(ctx.scenarioRoot, scenario.image);
+    const started = await runs.start(scenario.graph, toRunRequest({ message: scenario.message, image }), { wait: wantsWait(c.req.query('wait')) });
+    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+  });
+
+  app.post('/api/runs', async (c) => {
+    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 } }');
+    const started = await runs.start(body.graph, toRunRequest(body), { wait: wantsWait(c.req.query('wait')) });
+    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+  });
+
+  app.get('/api/runs', async (c) => {
+    const query = parseQuery(ListRunsQuery, c.req.query(), 'GET /api/runs');
+    const records = await runs.manager.list({ ...(query.status ? { status: query.status } : {}), ...(query.graph ? { graphName: query.graph } : {}), limit: query.limit });
+    const firsts = await Promise.all(records.map((r) => runs.manager.store.listEvents(r.runId, { limit: 1 })));
+    return c.json(records.map((r, i) => runSummary(r, firstInput(firsts[i]?.[0]?.data))));
+  });
+
+  app.get('/api/runs/:runId', async (c) => {
+    const runId = c.req.param('runId');
+    const record = await runs.manager.get(runId);
+    const [first] = await runs.manager.store.listEvents(runId, { limit: 1 });
+    return c.json(runDetail(record, runs.hub.isLive(runId), firstInput(first?.data)));
+  });
+
+  app.get('/api/runs/:runId/events', async (c) => {
+    const runId = c.req.param('runId');
+    await runs.manager.get(runId);
+    const afterSeq = parseSeq(c.req.query('after'), 'GET /api/runs/:runId/events ?after');
+    return c.json((await runs.manager.events(runId, afterSeq)).map((e) => e.data));
+  });
+
+  app.get('/api/runs/:runId/stream', async (c) => {
+    const runId = c.req.param('runId');
+    await runs.manager.get(runId);
+    const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID');
+    return eventStream(runs.hub, runId, { afterSeq, heartbeatMs: ctx.heartbeatMs, signal: c.req.raw.signal });
+  });
+
+  app.post('/api/runs/:runId/resume', async (c) => {
+    const body = await readBody(c, ResumeRunBody, 'POST /api/runs/:runId/resume expects { reply }');
+    const started = await runs.resume(c.req.param('runId'), body.reply, { wait: wantsWait(c.req.query('wait')) });
+    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+  });
+
+  app.post('/api/runs/:runId/cancel', async (c) => {
+    const record = await runs.cancel(c.req.param('runId'));
+    return c.json(runSummary(record));
+  });
+}
+
+/** The input of a `run.started` event's request. */
+function firstInput(data: Record<string, unknown> | undefined): unknown {
+  if (data?.type !== 'run.started') return undefined;
+  return (data.request as { input?: unknown } | undefined)?.input;
+}

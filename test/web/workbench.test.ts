@@ -1,0 +1,151 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteRunStore, startServer, type RunningServer } from '../../src/index.js';
+import { graphs, scenarios } from '../../machines/index.js';
+import { fixtureScenarios, lookupLoopGraph } from '../fixtures/workbenchGraphs.js';
+
+/** Debian's Chromium (`.ci/run` installs it). */
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/**
+ * The browser scenarios as data. Today they run on the refund-approval graph and a fixture loop
+ * graph. When the customer-service graph (issue 5) is in machines/index.ts with its scenarios,
+ * switch to the issue's own: `answer` → scenario 4 (`node: 'tool_execute'`, `visits: 2`,
+ * `answer: '599'`), `waits` → scenario 6 (`node: 'human_handoff'`), `replay` → `node: 'classify'`
+ * with a `delta` of its route (e.g. `route`), and drop `extraGraphs` / `extraScenarios`.
+ */
+const CASES = {
+  answer: { scenario: 'lookup-twice', node: 'execute', visits: 2, answer: '599' },
+  waits: { scenario: 'refund-approval', node: 'approve', reason: 'approve the refund for SO20261001', reply: 'Approved by the team lead', answer: 'Approved by the team lead' },
+  replay: { node: 'draft', delta: 'order = "SO20261001"' },
+};
+const extraGraphs = [lookupLoopGraph(400)];
+const extraScenarios = fixtureScenarios;
+
+let server: RunningServer;
+let store: SqliteRunStore;
+let context: BrowserContext;
+let page: Page;
+let profile: string;
+let finishedRunId = '';
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` (.ci/run does)`);
+  store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-web-')), 'runs.db') });
+  server = await startServer({ store, graphs: [...graphs, ...extraGraphs], scenarios: [...scenarios, ...extraScenarios], port: 0 });
+  profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1400, height: 1000 } });
+  page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="true"]');
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.stop();
+  await store?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+const node = (id: string) => `#graph [data-node-id="${id}"]`;
+
+describe('workbench page in Chromium', () => {
+  it('runs a scenario from its button: the active node lights up, loops count, the answer appears', async () => {
+    await page.click(`[data-scenario="${CASES.answer.scenario}"]`);
+    await page.waitForSelector(`${node(CASES.answer.node)}.active`);
+    await page.waitForSelector(`${node(CASES.answer.node)}[data-visits="${CASES.answer.visits}"]`);
+    await page.waitForSelector('body[data-run-status="completed"]');
+    expect(await page.textContent('#answer')).toContain(CASES.answer.answer);
+    expect(await page.locator('#graph .edge.traversed').count()).toBeGreaterThan(0);
+    await page.waitForSelector('#history .run-item.current[data-status="completed"]');
+    mkdirSync('test-output', { recursive: true });
+    await page.screenshot({ path: 'test-output/workbench-answer.png', fullPage: true });
+  }, 30_000);
+
+  it('runs a scenario that waits, takes the reply in the page and finishes', async () => {
+    await page.click(`[data-scenario="${CASES.waits.scenario}"]`);
+    await page.waitForSelector('body[data-run-status="waiting"]');
+    await page.waitForSelector(`${node(CASES.waits.node)}.waiting`);
+    expect(await page.textContent('#waiting')).toContain(CASES.waits.reason);
+    await page.fill('#reply', CASES.waits.reply);
+    await page.click('#reply-form button[type="submit"]');
+    await page.waitForSelector('body[data-run-status="completed"]');
+    expect(await page.textContent('#answer')).toContain(CASES.waits.answer);
+    expect(await page.isHidden('#reply-form')).toBe(true);
+    finishedRunId = /#run=(.+)$/.exec(page.url())?.[1] ?? '';
+    expect(finishedRunId).not.toBe('');
+  }, 30_000);
+
+  it('starts a run from the free-text box with an image upload; the image is shown nowhere as bytes', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    await page.selectOption('#graph-select', 'refund-approval');
+    await page.fill('#message', 'Refund SO20261005, photo attached');
+    await page.setInputFiles('#image', { name: 'case.png', mimeType: 'image/png', buffer: png });
+    await page.click('#start-button');
+    await page.waitForSelector('body[data-run-status="waiting"]');
+    const runId = /#run=(.+)$/.exec(page.url())?.[1] ?? '';
+    const detail = (await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()) as { input: string; request: { metadata: { image: Record<string, unknown> } } };
+    expect(detail.input).toBe('Refund SO20261005, photo attached');
+    expect(detail.request.metadata.image).toMatchObject({ mediaType: 'image/png', dataUrl: '[image]', name: 'case.png', bytes: png.length });
+    await page.click(node('draft'));
+    expect(await page.textContent('#inspector')).toContain('[image]');
+    expect(await page.content()).not.toContain(png.toString('base64').slice(0, 24));
+  }, 30_000);
+
+  it('replays a finished run with the timeline, without running anything, and inspects a node delta', async () => {
+    const before = (await (await fetch(new URL('/api/runs', server.url))).json()) as unknown[];
+    const posts: string[] = [];
+    page.on('request', (request) => request.method() !== 'GET' && posts.push(request.url()));
+    await page.goto(`${server.url}#run=${finishedRunId}`);
+    await page.reload();
+    await page.waitForSelector('body[data-run-status="completed"]');
+    const events = (await (await fetch(new URL(`/api/runs/${finishedRunId}/events`, server.url))).json()) as Array<{ type: string; nodeId?: string }>;
+    const total = events.length;
+    await expect.poll(() => page.textContent('#position')).toBe(`${total} / ${total}`);
+
+    await page.click('#replay');
+    await page.waitForSelector('body[data-timeline="playing"]');
+    await page.waitForSelector('body[data-timeline="paused"]', { timeout: 15_000 });
+    expect(await page.textContent('#position')).toBe(`${total} / ${total}`);
+
+    // Scrub to just before and just after the node completed.
+    const completedAt = events.findIndex((e) => e.type === 'node.completed' && e.nodeId === CASES.replay.node) + 1;
+    const scrub = (to: number) => page.locator('#scrubber').fill(String(to));
+    await page.click(node(CASES.replay.node));
+    await scrub(completedAt - 1);
+    expect(await page.locator('#inspector .delta').count()).toBe(0);
+    await scrub(completedAt);
+    await page.waitForSelector('#inspector .delta');
+    expect(await page.textContent('#inspector .delta')).toContain(CASES.replay.delta);
+    expect(await page.textContent('#inspector')).toContain('Round 1');
+    expect(await page.getAttribute(node(CASES.replay.node), 'class')).toContain('selected');
+
+    await page.screenshot({ path: 'test-output/workbench-replay.png', fullPage: true });
+    expect(existsSync('test-output/workbench-replay.png')).toBe(true);
+
+    expect(posts).toEqual([]);
+    const after = (await (await fetch(new URL('/api/runs', server.url))).json()) as unknown[];
+    expect(after).toHaveLength(before.length);
+  }, 30_000);
+
+  it('works behind a token: the page takes it from ?token=, drops it from the address and streams with it', async () => {
+    const secured = await startServer({ store, graphs: [...graphs], scenarios: [...scenarios], port: 0, token: 'tok-browser-0123456789' });
+    try {
+      await page.goto(`${secured.url}?token=tok-browser-0123456789`);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(page.url()).not.toContain('tok-browser');
+      await page.click(`[data-scenario="${CASES.waits.scenario}"]`);
+      await page.waitForSelector('body[data-run-status="waiting"]');
+      expect(await page.getAttribute('#connection', 'data-state')).toBe('open');
+    } finally {
+      await secured.stop();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,104 @@
+// Draws a machine definition as a graph (dagre computes the layout) and lights it up from a run view.
+import dagre from '/vendor/dagre.js';
+import { edgeKey } from './runView.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const END = '__end__';
+const ROUTE_KINDS = new Set(['conditional', 'transition', 'end']);
+
+function el(name, attrs = {}, text) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** The nodes and edges to draw: every node, END, and one edge per (from, to) with its route labels. */
+export function drawable(def) {
+  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind }));
+  const edges = new Map();
+  for (const hop of def.hops) {
+    if (!ROUTE_KINDS.has(hop.kind) || hop.reachable === false) continue;
+    const key = edgeKey(hop.from, hop.to);
+    const edge = edges.get(key) ?? { from: hop.from, to: hop.to, labels: [], hops: [] };
+    // Route-map keys say why a conditional hop is taken; a router without a map is shown by its group.
+    const label = hop.keys?.join(', ') ?? (hop.kind === 'conditional' ? `group ${hop.index}` : hop.conditional ? `if #${hop.index}` : '');
+    if (label) edge.labels.push(label);
+    edge.hops.push(hop);
+    edges.set(key, edge);
+  }
+  if ([...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end' });
+  return { nodes, edges: [...edges.values()] };
+}
+
+/**
+ * Renders `def` into `container`; `onSelect(nodeId)` is called when a node is clicked. Returns
+ * `update(view, selected)` to light up active nodes, visit counts and traversed edges.
+ */
+export function renderGraph(container, def, onSelect) {
+  const { nodes, edges } = drawable(def);
+  const g = new dagre.graphlib.Graph({ multigraph: false });
+  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 46, marginx: 16, marginy: 16 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const n of nodes) g.setNode(n.id, { width: Math.max(96, n.id.length * 8 + 36), height: 38 });
+  for (const e of edges) {
+    const label = e.labels.join(' | ');
+    g.setEdge(e.from, e.to, label ? { label, width: label.length * 6.5, height: 14 } : {});
+  }
+  dagre.layout(g);
+  const { width, height } = g.graph();
+  const svg = el('svg', { viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`, width: Math.ceil(width), height: Math.ceil(height), role: 'img' });
+  const defs = el('defs');
+  const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+  marker.append(el('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
+  defs.append(marker);
+  svg.append(defs);
+
+  const edgeEls = new Map();
+  for (const e of edges) {
+    const laid = g.edge(e.from, e.to);
+    const points = laid.points ?? [];
+    const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
+    const group = el('g', { class: 'edge', 'data-from': e.from, 'data-to': e.to });
+    group.append(el('path', { d, 'marker-end': 'url(#arrow)' }));
+    if (laid.label) group.append(el('text', { x: laid.x, y: laid.y, class: 'edge-label', 'text-anchor': 'middle' }, laid.label));
+    const title = el('title', {}, e.hops.map((h) => `${h.kind}${h.index === undefined ? '' : ` #${h.index}`} (priority ${h.priority})${h.keys ? ` keys: ${h.keys.join(', ')}` : ''}`).join('\n'));
+    group.append(title);
+    svg.append(group);
+    edgeEls.set(edgeKey(e.from, e.to), group);
+  }
+
+  const nodeEls = new Map();
+  for (const n of nodes) {
+    const box = g.node(n.id);
+    const group = el('g', { class: `node ${n.kind}`, 'data-node-id': n.id, 'data-visits': 0, tabindex: 0, transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})` });
+    group.append(el('rect', { width: box.width, height: box.height, rx: n.kind === 'end' ? 19 : 6 }));
+    group.append(el('text', { x: box.width / 2, y: box.height / 2 + 4, 'text-anchor': 'middle' }, n.id === END ? 'END' : n.id));
+    const badge = el('text', { x: box.width - 4, y: 11, 'text-anchor': 'end', class: 'badge-count' }, '');
+    group.append(badge);
+    if (n.kind === 'human') group.append(el('text', { x: 6, y: 11, class: 'human-mark' }, 'human'));
+    group.addEventListener('click', () => n.id !== END && onSelect(n.id));
+    group.addEventListener('keydown', (ev) => ev.key === 'Enter' && n.id !== END && onSelect(n.id));
+    svg.append(group);
+    nodeEls.set(n.id, { group, badge });
+  }
+  container.replaceChildren(svg);
+
+  return function update(view, selected) {
+    for (const [id, { group, badge }] of nodeEls) {
+      const visits = id === END ? (view.status === 'completed' ? 1 : 0) : (view.visits.get(id) ?? 0);
+      group.setAttribute('data-visits', String(visits));
+      group.classList.toggle('visited', visits > 0);
+      group.classList.toggle('active', view.activeNodes.has(id));
+      group.classList.toggle('waiting', view.waiting?.nodeId === id);
+      group.classList.toggle('selected', selected === id);
+      badge.textContent = visits > 1 ? `×${visits}` : '';
+    }
+    for (const [key, group] of edgeEls) {
+      const times = view.traversed.get(key) ?? 0;
+      group.classList.toggle('traversed', times > 0);
+      group.classList.toggle('last', view.lastEdge === key);
+      group.setAttribute('data-traversed', String(times));
+    }
+  };
+}

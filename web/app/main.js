@@ -1,0 +1,189 @@
+// The workbench page: wires the API, the graph, the timeline, the inspector, the lanes and the history.
+import * as api from './api.js';
+import { renderGraph } from './graphView.js';
+import { renderHistory } from './history.js';
+import { renderInspector } from './inspector.js';
+import { renderLanes } from './lanes.js';
+import { runViewAt } from './runView.js';
+import { createTimeline } from './timeline.js';
+
+/** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
+const $ = (id) => document.getElementById(id);
+const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [], stopFollow: null, selected: null, update: null, shownGraph: null };
+const definitions = new Map();
+
+const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
+
+function showError(el, error) {
+  el.hidden = !error;
+  el.textContent = error ? String(error.message ?? error) : '';
+}
+
+async function showGraph(graph) {
+  if (state.shownGraph === graph) return;
+  if (!definitions.has(graph)) definitions.set(graph, await api.definition(graph));
+  state.shownGraph = graph;
+  state.update = renderGraph($('graph'), definitions.get(graph), (nodeId) => {
+    state.selected = nodeId;
+    render(timeline.position());
+  });
+  render(timeline.position());
+}
+
+function renderEvents(at) {
+  const list = $('events');
+  const items = state.events.slice(0, at).map((e, i) => {
+    const item = document.createElement('li');
+    item.className = `event ${i === at - 1 ? 'current' : ''}`;
+    item.dataset.seq = String(e.seq);
+    item.textContent = `#${e.seq} ${e.type}${e.nodeId ? ` · ${e.nodeId}` : ''}${e.path && e.path !== 'root' ? ` · ${e.path}` : ''}`;
+    item.addEventListener('click', () => pick(e.seq, e.nodeId));
+    return item;
+  });
+  list.replaceChildren(...items);
+  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+}
+
+function render(at) {
+  const view = runViewAt(state.events, at);
+  const full = at === state.events.length ? view : runViewAt(state.events, state.events.length);
+  state.update?.(view, state.selected);
+  renderInspector($('inspector'), $('inspector-node'), view, state.selected);
+  renderLanes($('lanes'), view, pick);
+  renderEvents(at);
+  document.body.dataset.runStatus = state.run ? full.status : 'none';
+  document.body.dataset.viewStatus = view.status;
+  $('run-status').textContent = state.run ? view.status : 'no run';
+  $('run-status').className = `badge ${view.status}`;
+  $('run-id').textContent = state.run?.runId ?? '';
+  $('run-graph').textContent = state.run?.graph ?? '';
+  const answer = view.answer ?? (view.error ? `error: ${view.error.message}` : null);
+  $('answer').hidden = answer === null;
+  $('answer').textContent = answer ?? '';
+  $('waiting').hidden = view.waiting === null;
+  $('waiting').textContent = view.waiting ? `Waiting at ${view.waiting.nodeId}: ${view.waiting.reason}` : '';
+  // Replies go to the run as it is now, so the box shows only at the live end.
+  $('reply-form').hidden = !(full.status === 'waiting' && at === state.events.length);
+}
+
+function pick(seq, nodeId) {
+  const index = state.events.findIndex((e) => e.seq === seq);
+  if (nodeId) state.selected = nodeId;
+  timeline.jump(index + 1);
+}
+
+async function openRun(runId, graph) {
+  state.stopFollow?.();
+  state.run = { runId, graph };
+  state.events = [];
+  state.selected = null;
+  timeline.reset();
+  history.replaceState(null, '', `#run=${runId}`);
+  $('graph-select').value = graph;
+  await showGraph(graph);
+  renderHistory($('history'), state.runs, runId, (run) => openRun(run.runId, run.graph));
+  state.stopFollow = api.followRun(runId, {
+    onEvent: (event) => {
+      if (state.run?.runId !== runId) return;
+      state.events.push(event);
+      timeline.setLength(state.events.length);
+    },
+    onEnd: () => refreshRuns(),
+    onState: (s) => {
+      $('connection').textContent = s;
+      $('connection').dataset.state = s;
+    },
+  });
+  refreshRuns();
+}
+
+async function refreshRuns() {
+  try {
+    state.runs = await api.listRuns();
+  } catch (error) {
+    showError($('start-error'), error);
+    return;
+  }
+  renderHistory($('history'), state.runs, state.run?.runId, (run) => openRun(run.runId, run.graph));
+}
+
+async function init() {
+  const { graphs, default: byDefault } = await api.listGraphs();
+  state.graphs = graphs;
+  state.defaultGraph = byDefault;
+  const select = $('graph-select');
+  select.replaceChildren(...graphs.map((g) => Object.assign(document.createElement('option'), { value: g.name, textContent: g.name, selected: g.name === byDefault })));
+  // Choosing a graph shows its machine and is where the next free-text run starts.
+  select.addEventListener('change', () => {
+    state.stopFollow?.();
+    state.run = null;
+    state.events = [];
+    timeline.reset();
+    history.replaceState(null, '', location.pathname + location.search);
+    void showGraph(select.value);
+  });
+
+  const scenarios = await api.listScenarios();
+  if (scenarios.length > 0) {
+    $('scenarios').replaceChildren(
+      ...scenarios.map((s) => {
+        const button = Object.assign(document.createElement('button'), { type: 'button', className: 'scenario', textContent: s.title, title: s.message });
+        button.dataset.scenario = s.id;
+        button.addEventListener('click', async () => {
+          showError($('start-error'), null);
+          try {
+            const { runId } = await api.startScenario(s.id);
+            await openRun(runId, s.graph);
+          } catch (error) {
+            showError($('start-error'), error);
+          }
+        });
+        return button;
+      }),
+    );
+  }
+
+  $('start-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    showError($('start-error'), null);
+    const graph = select.value || byDefault;
+    try {
+      const { runId } = await api.startRun(graph, $('message').value, $('image').files[0]);
+      $('message').value = '';
+      $('image').value = '';
+      await openRun(runId, graph);
+    } catch (error) {
+      showError($('start-error'), error);
+    }
+  });
+
+  $('reply-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    showError($('reply-error'), null);
+    try {
+      await api.resumeRun(state.run.runId, $('reply').value);
+      $('reply').value = '';
+    } catch (error) {
+      showError($('reply-error'), error);
+    }
+  });
+  $('cancel-run').addEventListener('click', async () => {
+    try {
+      await api.cancelRun(state.run.runId);
+    } catch (error) {
+      showError($('reply-error'), error);
+    }
+  });
+  $('refresh-runs').addEventListener('click', refreshRuns);
+
+  await refreshRuns();
+  const fromHash = /^#run=(.+)$/.exec(location.hash)?.[1];
+  const known = fromHash && state.runs.find((r) => r.runId === fromHash);
+  if (known) await openRun(known.runId, known.graph);
+  else if (byDefault) await showGraph(byDefault);
+  // Runs started elsewhere (the CLI, another tab) show up too.
+  setInterval(refreshRuns, 10_000);
+  document.body.dataset.ready = 'true';
+}
+
+init().catch((error) => showError($('start-error'), error));
