@@ -94,7 +94,11 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const scenario = ctx.scenarios.find((s) => s.id === c.req.param('id'));
     if (scenario === undefined) throw new ServerError(`no scenario "${c.req.param('id')}"; known: ${ctx.scenarios.map((s) => s.id).join(', ') || '(none)'}`, { code: 'not_found' });
     const image = scenario.image === undefined ? undefined : await scenarioImage(ctx.scenarioRoot, scenario.image);
-    const started = await runs.start(scenario.graph, toRunRequest({ message: scenario.message, image }), { wait: wantsWait(c.req.query('wait')) });
+    const request = toRunRequest({ message: scenario.message, image });
+    // A scenario's injected faults and tool budget travel as request metadata, beside the image.
+    const extra = { ...(scenario.faults?.length ? { faults: scenario.faults } : {}), ...(scenario.toolBudget !== undefined ? { toolBudget: scenario.toolBudget } : {}) };
+    const withExtra = Object.keys(extra).length === 0 ? request : { ...request, metadata: { ...request.metadata, ...extra } };
+    const started = await runs.start(scenario.graph, withExtra, { wait: wantsWait(c.req.query('wait')) });
     return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
   });
 

@@ -45,6 +45,6 @@ describe('stored-run commands', () => {
     expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of running, waiting');
     expect(cli('resume', 'x').stderr).toContain("required option '--reply <text>' not specified");
     expect(cli('show', 'no-such-run').stderr).toContain('run not found: no-such-run [run_not_found]');
-    expect(cli('start', 'nope', 'x').stderr).toContain('no graph named "nope" is registered; known: refund-approval');
+    expect(cli('start', 'nope', 'x').stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval');
   }, 60_000);
 });

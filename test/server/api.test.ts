@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StateGraph } from '../../src/index.js';
-import { graphs, scenarios } from '../../machines/index.js';
+import { refundApproval } from '../../machines/refundApproval.js';
 import { approvalGraph, lookupLoopGraph } from '../fixtures/workbenchGraphs.js';
 import { testWorkbench } from './workbenchTarget.js';
 
-const wb = testWorkbench({ graphs: [...graphs, approvalGraph(), lookupLoopGraph(1)], scenarios });
+// A fixed registry, so these API tests do not change when machines/ gains graphs.
+const scenarios = [{ id: 'refund-approval', title: 'Refund SO20261001 (needs approval)', message: 'Please refund order SO20261001', graph: 'refund-approval' }];
+const wb = testWorkbench({ graphs: [refundApproval(), approvalGraph(), lookupLoopGraph(1)], scenarios });
 afterAll(() => wb.shutdown());
 
 // 1×1 transparent PNG.
