@@ -5,7 +5,7 @@ import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext, HumanReplyEvent } from '../GraphMachineContext.js';
 import { graphHash } from '../graphHash.js';
 import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
-import { systemClock } from '../RunOptions.js';
+import { inspectOption, systemClock } from '../RunOptions.js';
 import type { Workflow } from '../Workflow.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
@@ -96,12 +96,13 @@ export async function resumeRun(
     streaming: options.streaming ?? false,
     clock,
     onEvent: options.onEvent,
+    recorders: options.recorders,
     journal: storeJournal(store),
     seq: lastSeq,
   });
   const snapshot = claimed.snapshot as { context: GraphMachineContext };
   runtime.trace = snapshot.context.trace;
-  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' } }));
+  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspectOption(options.inspect) }));
   return durableLeg(actor, {
     resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', atNodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
     store,
