@@ -37,8 +37,8 @@ export type {
   StateRouter,
   StateCondition,
 } from './graph/AgentNode.js';
-/** Run options and the injectable clock. */
-export type { RunOptions, Clock } from './graph/RunOptions.js';
+/** Run options, the injectable clock and the XState inspection observer type. */
+export type { RunOptions, Clock, InspectObserver } from './graph/RunOptions.js';
 /** The outcome of a run. */
 export type { WorkflowRun, RunStatus } from './graph/WorkflowRun.js';
 /** Everything a run reports. */
@@ -54,6 +54,8 @@ export type {
   NodeCancelledEvent,
   RouteFailedEvent,
   EdgeTraversedEvent,
+  RunWaitingEvent,
+  RunResumedEvent,
   RunCompletedEvent,
   NodeCustomEvent,
 } from './graph/WorkflowEvent.js';
@@ -101,8 +103,20 @@ export { createStoreFromEnv } from './persistence/createStoreFromEnv.js';
 export { StoreError } from './persistence/StoreError.js';
 /** A stored run cannot do what was asked in its current state. */
 export { RunStateError, type RunStateErrorCode } from './errors/RunStateError.js';
-/** Removes secrets, inline images and `__` keys from values before they are stored or sent. */
-export { redactForOutput, secretValues } from './trace/redact.js';
+/** Removes secrets, credentials, image bytes and `__` keys from values before they are stored or sent. */
+export { redactForOutput, secretValues, scrubString, REDACTED } from './trace/redact.js';
+/** An event as it leaves a run (JSON, redacted), and the function that makes one. */
+export { redactEvent, type TraceEvent } from './trace/TraceEvent.js';
+/** What a run hands its redacted events to (`RunOptions.recorders`). */
+export type { TraceRecorder } from './trace/TraceRecorder.js';
+/** Keeps a run's redacted events in memory. */
+export { MemoryRecorder } from './trace/MemoryRecorder.js';
+/** Appends a run's redacted events to a JSON Lines file. */
+export { JsonlRecorder } from './trace/JsonlRecorder.js';
+/** Turns a run's events into OpenTelemetry spans: run, node, model call, tool call. */
+export { OpenTelemetryRecorder, type OpenTelemetryRecorderOptions } from './trace/OpenTelemetryRecorder.js';
+/** Where a run sits in its trace (trace id, span ids, path). */
+export type { TraceContext } from './trace/TraceContext.js';
 
 /** Defines a tool: zod-parsed arguments, a zod-derived JSON schema, failures fed back as observations. */
 export { tool, toolJsonSchema, type Tool, type ToolConfig, type ToolContext, type ToolEmittedEvent } from './agent/tool.js';

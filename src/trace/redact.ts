@@ -10,7 +10,7 @@ const BASE64_BLOB = /[A-Za-z0-9+/]{256,}={0,2}/g;
 /** `Bearer <token>` / `Basic <credentials>` anywhere in text, e.g. a logged header or an error message. */
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 /** `authorization: …`, `api_key=…`, `"x-api-key": "…"` written into text. */
-const KEY_ASSIGNMENT = /\b(authorization|api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',&;]{6,}/gi;
+const KEY_ASSIGNMENT = /\b(authorization|api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
 /** Provider keys that look like `sk-…` (OpenAI, DeepSeek, Anthropic), even when not in the environment. */
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
 /** One cheap test that says whether any of the text patterns above can match. */
