@@ -17,5 +17,13 @@ export type TraceEvent = EventEnvelope & { type: string; [field: string]: unknow
  * fs.appendFileSync('trace.jsonl', `${JSON.stringify(safe)}\n`);
  */
 export function redactEvent(event: WorkflowEvent, secrets: readonly string[]): TraceEvent {
-  return redactForOutput(event, secrets) as TraceEvent;
+  // The ids and numbers of the envelope are the engine's own: copied, not scanned.
+  const { traceId, spanId, parentSpanId, seq, at, ...rest } = event;
+  const out = redactForOutput(rest, secrets) as TraceEvent;
+  out.seq = seq;
+  out.at = at;
+  out.traceId = traceId;
+  out.spanId = spanId;
+  out.parentSpanId = parentSpanId;
+  return out;
 }

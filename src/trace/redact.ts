@@ -13,8 +13,22 @@ const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 const KEY_ASSIGNMENT = /\b(authorization|api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
 /** Provider keys that look like `sk-…` (OpenAI, DeepSeek, Anthropic), even when not in the environment. */
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
-/** One cheap test that says whether any of the text patterns above can match. */
-const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|sk-|[A-Za-z0-9+/]{256}/i;
+/** One cheap test that says whether any of the text patterns above except the blob can match. */
+const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|sk-/i;
+const HAS_BLOB = /[A-Za-z0-9+/]{256}/;
+/** Whether any of the text patterns can match (the blob pattern only in long strings). */
+const suspect = (text: string): boolean => SUSPECT.test(text) || (text.length >= 256 && HAS_BLOB.test(text));
+
+/** Secret-looking keys seen so far (keys repeat in every event, the regular expression need not). */
+const keyVerdicts = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = SECRET_KEY.test(key);
+    if (keyVerdicts.size < 10_000) keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
 
 /** The values of secret-looking environment variables (API keys, tokens, passwords), longest first. */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -28,7 +42,7 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
 export function stringNeedsScrub(text: string, secrets: readonly string[]): boolean {
   if (text.length < 8) return false;
   for (const secret of secrets) if (text.includes(secret)) return true;
-  return SUSPECT.test(text);
+  return suspect(text);
 }
 
 /**
@@ -41,7 +55,7 @@ export function scrubString(text: string, secrets: readonly string[]): string {
   if (text.length < 8) return text;
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  if (!SUSPECT.test(out)) return out;
+  if (!suspect(out)) return out;
   if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
   if (out.length >= 256) out = out.replace(BASE64_BLOB, '[binary]');
   out = out.replace(AUTH_SCHEME, `$1 ${REDACTED}`);
@@ -89,7 +103,7 @@ export function redactForOutput(value: unknown, secrets: readonly string[] = sec
       for (const key of Object.keys(v)) {
         if (key.startsWith('__')) continue;
         const inner = (v as Record<string, unknown>)[key];
-        obj[key] = SECRET_KEY.test(key) && inner !== null && inner !== undefined ? REDACTED : walk(inner);
+        obj[key] = inner !== null && inner !== undefined && isSecretKey(key) ? REDACTED : walk(inner);
       }
       out = obj;
     }

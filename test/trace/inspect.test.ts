@@ -19,7 +19,7 @@ function graph() {
     .addEdge('approve', 'finish');
 }
 
-const actorIds = (events: InspectionEvent[]) => events.filter((e) => e.type === '@xstate.actor').map((e) => e.actorRef.id);
+const actorIds = (events: InspectionEvent[]) => events.filter((e) => e.type === '@xstate.actor').map((e) => (e.actorRef as { id?: string }).id);
 const eventTypes = (events: InspectionEvent[]) => events.filter((e) => e.type === '@xstate.event').map((e) => e.event.type);
 
 describe('run(..., { inspect })', () => {
