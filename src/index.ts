@@ -115,6 +115,12 @@ export { MemoryRecorder } from './trace/MemoryRecorder.js';
 export { JsonlRecorder } from './trace/JsonlRecorder.js';
 /** Turns a run's events into OpenTelemetry spans: run, node, model call, tool call. */
 export { OpenTelemetryRecorder, type OpenTelemetryRecorderOptions } from './trace/OpenTelemetryRecorder.js';
+/** A compiled graph's nodes and prioritized hops, read from its XState machine. */
+export { machineGraph, type MachineGraph, type MachineNode, type MachineEdge, type MachineEdgeKind } from './trace/machineGraph.js';
+/** A compiled graph's machine as JSON: every state, guard (with params), action and actor name. */
+export { machineToJson, FUNCTION_MARKER, type MachineJson } from './trace/machineToJson.js';
+/** A compiled graph's machine as a Mermaid stateDiagram-v2 with route keys on conditional edges. */
+export { machineToMermaid, type MermaidOptions } from './trace/machineToMermaid.js';
 /** Where a run sits in its trace (trace id, span ids, path). */
 export type { TraceContext } from './trace/TraceContext.js';
 

@@ -1,4 +1,5 @@
 import type { RunManager } from '../graph/durable/RunManager.js';
+import type { Workflow } from '../graph/Workflow.js';
 
 /** What every command gets: where to print, and the stored runs of the loaded graphs. */
 export interface CliContext {
@@ -6,4 +7,8 @@ export interface CliContext {
   err: (text: string) => void;
   /** Opens the store and loads the graphs on first use; closed by `main`. */
   runs: () => Promise<RunManager>;
+  /** The loaded graphs (see `--graphs`), in the order the module lists them; no store is opened. */
+  graphs: () => Promise<Workflow[]>;
+  /** Resolves when the user asks the command to stop (Ctrl-C / SIGTERM). */
+  interrupted: () => Promise<void>;
 }

@@ -5,7 +5,10 @@ import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
+import { addExportCommand } from './commands/exportCommand.js';
+import { addInspectCommand } from './commands/inspectCommand.js';
 import { loadGraphs } from './loadGraphs.js';
+import type { Workflow } from '../graph/Workflow.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -14,6 +17,7 @@ function version(): string {
 /** Runs the CLI with the given arguments and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
+  let graphs: Promise<Workflow[]> | null = null;
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
@@ -24,16 +28,30 @@ export async function main(argv: string[]): Promise<number> {
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
+    graphs: () => (graphs ??= loadGraphs(program.opts<{ graphs?: string }>().graphs)),
     runs: async () => {
       if (manager === null) {
-        const opts = program.opts<{ graphs?: string; db?: string }>();
+        const opts = program.opts<{ db?: string }>();
+        const loaded = await cli.graphs();
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
-        manager = new RunManager({ store, graphs: await loadGraphs(opts.graphs) });
+        manager = new RunManager({ store, graphs: loaded });
       }
       return manager;
     },
+    interrupted: () =>
+      new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
   };
   addRunCommands(program, cli);
+  addInspectCommand(program, cli);
+  addExportCommand(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

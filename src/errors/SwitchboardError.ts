@@ -21,6 +21,8 @@ export type SwitchboardErrorCode =
   | 'snapshot_version'
   | 'invalid_reply'
   | 'internal'
+  // Tracing and inspection.
+  | 'inspector_unavailable'
   // Agents, tools and models.
   | 'agent_definition'
   | 'session_busy'
