@@ -106,7 +106,9 @@ export { RunStateError, type RunStateErrorCode } from './errors/RunStateError.js
 /** Removes secrets, credentials, image bytes and `__` keys from values before they are stored or sent. */
 export { redactForOutput, secretValues, scrubString, REDACTED } from './trace/redact.js';
 /** An event as it leaves a run (JSON, redacted), and the function that makes one. */
-export { redactEvent, type TraceEvent } from './trace/TraceEvent.js';
+export { redactEvent, TraceEvent } from './trace/TraceEvent.js';
+/** Feeds a stored run's event log into recorders (e.g. export a finished run to OpenTelemetry). */
+export { replayRun } from './trace/replayRun.js';
 /** What a run hands its redacted events to (`RunOptions.recorders`). */
 export type { TraceRecorder } from './trace/TraceRecorder.js';
 /** Keeps a run's redacted events in memory. */

@@ -5,7 +5,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, resumeRun, tool, type TraceEvent } from '../../src/index.js';
+import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, tool } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 function tracing() {
@@ -128,7 +128,7 @@ describe('OpenTelemetryRecorder', () => {
     expect(parentOf(live.one('node finish'))).toBe(idOf(resumedLeg));
 
     const replayed = tracing();
-    for (const stored of await store.listEvents(first.runId)) replayed.recorder.record(stored.data as TraceEvent);
+    expect(await replayRun(store, first.runId, [replayed.recorder])).toBe((await store.listEvents(first.runId)).length);
     expect(replayed.spans().map((s) => s.name).sort()).toEqual(live.spans().map((s) => s.name).sort());
   });
 });
