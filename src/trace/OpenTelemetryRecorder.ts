@@ -1,4 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { modelAttributes, modelName } from './genAiAttributes.js';
 import type { TraceEvent } from './TraceEvent.js';
 import type { TraceRecorder } from './TraceRecorder.js';
 
@@ -28,8 +29,9 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 /**
  * Turns a run's events into OpenTelemetry spans: one per run leg (`run <graph>`), per node
  * execution (`node <id>`), per model call (`chat <model>`, with GenAI attributes: model, token
- * usage, finish reason) and per tool call (`execute_tool <name>`). Parents follow the envelope:
- * node spans are children of their run's span, model and tool spans of their node's span, and a
+ * usage, finish reason), per tool call (`execute_tool <name>`) and per subagent handoff
+ * (`invoke_agent <name>`). Parents follow the envelope: node spans are children of their run's
+ * span, model, tool and handoff spans of their node's span, and a
  * specialist's run span is a child of the node span that started it. Span times are the events'
  * `at`; the Switchboard ids are kept as `switchboard.*` attributes (OpenTelemetry makes its own).
  * Works live (in `RunOptions.recorders`) or on stored events replayed later.
@@ -89,6 +91,15 @@ export class OpenTelemetryRecorder implements TraceRecorder {
         });
       case 'tool.result':
         return this.#toolResult(event);
+      case 'handoff.started':
+        return this.#startCall(event, `handoff|${String(event.handoffId)}`, `invoke_agent ${String(event.subagent)}`, SpanKind.INTERNAL, {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': String(event.subagent),
+          'switchboard.handoff.tool': String(event.tool),
+          'switchboard.handoff.depth': num(event.depth) ?? 0,
+        });
+      case 'handoff.completed':
+        return this.#handoffCompleted(event);
       default:
         return;
     }
@@ -236,6 +247,16 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     span.end(new Date(event.at));
   }
 
+  #handoffCompleted(event: TraceEvent): void {
+    const span = this.#takeCall(event, `handoff|${String(event.handoffId)}`);
+    if (span === undefined) return;
+    span.setAttributes({ 'switchboard.handoff.status': String(event.status), 'switchboard.handoff.attempts': num(event.attempts) ?? 0 });
+    if (event.status === 'failed' || event.status === 'denied') {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(event.error) ?? String(event.status) });
+    }
+    span.end(new Date(event.at));
+  }
+
   #close(spanId: string, at: number): void {
     const span = this.#settled.get(spanId)?.span ?? this.#spans.get(spanId);
     this.#settled.delete(spanId);
@@ -265,24 +286,4 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     }
     this.#close(event.spanId, event.at);
   }
-}
-
-/** `openai:gpt-4o-mini` → `gpt-4o-mini`; `offline` stays. */
-function modelName(event: TraceEvent): string {
-  const name = String(event.model ?? 'model');
-  const colon = name.indexOf(':');
-  return colon === -1 ? name : name.slice(colon + 1);
-}
-
-function modelAttributes(event: TraceEvent): Attributes {
-  const name = String(event.model ?? '');
-  const colon = name.indexOf(':');
-  return {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.system': colon === -1 ? name : name.slice(0, colon),
-    'gen_ai.request.model': modelName(event),
-    'gen_ai.agent.name': String(event.agent),
-    'switchboard.iteration': num(event.iteration) ?? 0,
-    'switchboard.tools': Array.isArray(event.tools) ? event.tools.map(String) : [],
-  };
 }

@@ -5,7 +5,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, tool } from '../../src/index.js';
+import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, subagentTool, tool } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 function tracing() {
@@ -91,6 +91,18 @@ describe('OpenTelemetryRecorder', () => {
       if (parent !== undefined) expect(toMs(span.startTime)).toBeGreaterThanOrEqual(toMs(parent.startTime));
     }
     expect(spans()).toHaveLength(6);
+  });
+
+  it('makes a span for a subagent handoff inside the node that made it', async () => {
+    const { recorder, one } = tracing();
+    const weather = new Agent({ name: 'Weather', instructions: 'w', model: new ScriptedModel([{ text: 'Sunny.' }]) });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'subagent_weather', arguments: { task: 'Paris?' } }] }, { text: 'It is sunny.' }]);
+    const coordinator = new Agent({ name: 'coordinator', instructions: 'c', model, tools: [subagentTool(weather)] });
+    await new StateGraph({ name: 'delegating' }).addNode('delegate', new AgentNode(coordinator)).start('delegate').run('Paris?', { recorders: [recorder] });
+    const handoff = one('invoke_agent Weather');
+    expect(parentOf(handoff)).toBe(idOf(one('node delegate')));
+    expect(handoff.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'switchboard.handoff.status': 'completed', 'switchboard.handoff.attempts': 1 });
+    expect(parentOf(one('execute_tool subagent_weather'))).toBe(idOf(one('node delegate')));
   });
 
   it('marks failed nodes and runs as errors', async () => {
