@@ -5,7 +5,7 @@ import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
-import { redactEvent } from '../trace/TraceEvent.js';
+import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { secretValues } from '../trace/redact.js';
 
@@ -32,7 +32,14 @@ class EventSink {
 
   record(event: WorkflowEvent): void {
     this.secrets ??= secretValues();
-    const traced = redactEvent(event, this.secrets);
+    let traced: TraceEvent;
+    try {
+      traced = redactEvent(event, this.secrets);
+    } catch {
+      // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
+      const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
+      traced = { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
+    }
     for (const recorder of this.recorders) {
       try {
         recorder.record(traced);

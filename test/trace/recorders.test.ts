@@ -122,3 +122,20 @@ describe('trace recorders', () => {
     expect(memory.ofType('custom')[0]).toMatchObject({ nodeId: 'a', type: 'custom' });
   });
 });
+
+describe('events that cannot be redacted', () => {
+  it('keep their envelope and their place in the log', async () => {
+    const memory = new MemoryRecorder();
+    const hostile = {
+      get secret(): never {
+        throw new Error('no reading me');
+      },
+    };
+    const graph = new StateGraph().addNode('a', () => ({ outputText: 'A', rawResponse: hostile })).start('a');
+    const run = await graph.run('x', { recorders: [memory] });
+    expect(run.status).toBe('completed');
+    const completed = memory.ofType('node.completed')[0]!;
+    expect(completed).toMatchObject({ type: 'node.completed', nodeId: 'a', unreadable: true });
+    expect(memory.events.map((e) => e.seq)).toEqual(memory.events.map((_, i) => i + 1));
+  });
+});

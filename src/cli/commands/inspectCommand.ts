@@ -18,6 +18,19 @@ function parsePort(text: string): number {
 }
 
 /**
+ * Contexts hold the run's state: keys, credentials and image bytes are stripped before an event
+ * leaves. An event with a value that cannot be read keeps only its identity.
+ */
+function redactInspection(event: StatelyInspectionEvent, secrets: readonly string[]): StatelyInspectionEvent {
+  try {
+    return redactForOutput(event, secrets) as StatelyInspectionEvent;
+  } catch {
+    const { type, sessionId, rootId, createdAt, id, _version } = event;
+    return { type, sessionId, rootId, createdAt, id, _version, snapshot: { status: 'active' }, event: { type: '[unreadable]' } } as unknown as StatelyInspectionEvent;
+  }
+}
+
+/**
  * `inspect <message>`: runs a registered graph (stored, like `start`) with the Stately inspector
  * attached. Starts `@statelyai/inspect`'s server on 127.0.0.1, prints the page to open, waits for a
  * viewer to connect (unless `--no-wait`), runs, answers a human node with `--reply`, and keeps
@@ -42,8 +55,7 @@ export function addInspectCommand(program: Command, cli: CliContext): void {
       const inspector = createWebSocketInspector({
         url: server.wsUrl,
         maxDeferredEvents: 10_000,
-        // Contexts hold the run's state: strip keys, credentials and image bytes before they leave.
-        serialize: (event) => redactForOutput(event, secrets) as StatelyInspectionEvent,
+        serialize: (event) => redactInspection(event, secrets),
       });
       const controller = new AbortController();
       void interrupted.then(() => controller.abort());
