@@ -37,8 +37,8 @@ export type {
   StateRouter,
   StateCondition,
 } from './graph/AgentNode.js';
-/** Run options and the injectable clock. */
-export type { RunOptions, Clock } from './graph/RunOptions.js';
+/** Run options, the injectable clock and the XState inspection observer type. */
+export type { RunOptions, Clock, InspectObserver } from './graph/RunOptions.js';
 /** The outcome of a run. */
 export type { WorkflowRun, RunStatus } from './graph/WorkflowRun.js';
 /** Everything a run reports. */
@@ -54,6 +54,8 @@ export type {
   NodeCancelledEvent,
   RouteFailedEvent,
   EdgeTraversedEvent,
+  RunWaitingEvent,
+  RunResumedEvent,
   RunCompletedEvent,
   NodeCustomEvent,
 } from './graph/WorkflowEvent.js';
@@ -101,8 +103,26 @@ export { createStoreFromEnv } from './persistence/createStoreFromEnv.js';
 export { StoreError } from './persistence/StoreError.js';
 /** A stored run cannot do what was asked in its current state. */
 export { RunStateError, type RunStateErrorCode } from './errors/RunStateError.js';
-/** Removes secrets, inline images and `__` keys from values before they are stored or sent. */
-export { redactForOutput, secretValues } from './trace/redact.js';
+/** Removes secrets, credentials, image bytes and `__` keys from values before they are stored or sent. */
+export { redactForOutput, secretValues, scrubString, REDACTED } from './trace/redact.js';
+/** An event as it leaves a run (JSON, redacted), and the function that makes one. */
+export { redactEvent, TraceEvent } from './trace/TraceEvent.js';
+/** Feeds a stored run's event log into recorders (e.g. export a finished run to OpenTelemetry). */
+export { replayRun } from './trace/replayRun.js';
+/** What a run hands its redacted events to (`RunOptions.recorders`). */
+export type { TraceRecorder } from './trace/TraceRecorder.js';
+/** Keeps a run's redacted events in memory. */
+export { MemoryRecorder } from './trace/MemoryRecorder.js';
+/** Appends a run's redacted events to a JSON Lines file. */
+export { JsonlRecorder } from './trace/JsonlRecorder.js';
+/** Turns a run's events into OpenTelemetry spans: run, node, model call, tool call. */
+export { OpenTelemetryRecorder, type OpenTelemetryRecorderOptions } from './trace/OpenTelemetryRecorder.js';
+/** A compiled graph's nodes and prioritized hops, read from its XState machine. */
+export { machineGraph, type MachineGraph, type MachineNode, type MachineEdge, type MachineEdgeKind } from './trace/machineGraph.js';
+/** A compiled graph's machine as JSON: every state, guard (with params), action and actor name. */
+export { machineToJson, FUNCTION_MARKER, type MachineJson } from './trace/machineToJson.js';
+/** A compiled graph's machine as a Mermaid stateDiagram-v2 with route keys on conditional edges. */
+export { machineToMermaid, type MermaidOptions } from './trace/machineToMermaid.js';
 
 /** The workbench as a hono app (HTTP API, SSE event streams, the page), not yet listening. */
 export { createServer, type ServerOptions, type Workbench } from './server/createServer.js';

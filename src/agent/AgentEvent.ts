@@ -6,6 +6,8 @@ import type { ModelToolCall, ModelUsage } from '../model/ModelMessage.js';
 export interface ModelRequestEvent {
   type: 'model.request';
   agent: string;
+  /** The model client's name, e.g. `openai:gpt-4o-mini` or `offline`. */
+  model: string;
   iteration: number;
   /** Names of the tools exposed on this turn. */
   tools: string[];
@@ -17,18 +19,22 @@ export interface ModelRequestEvent {
 export interface ModelDeltaEvent {
   type: 'model.delta';
   agent: string;
+  model: string;
   iteration: number;
   text: string;
 }
 
-/** The model answered. */
+/** The model answered. `usage` holds the token counts the server reported for this call. */
 export interface ModelResponseEvent {
   type: 'model.response';
   agent: string;
+  model: string;
   iteration: number;
   text: string | null;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
+  /** Why the model stopped (`stop`, `tool_calls`, `length`, …), when the server said. */
+  finishReason: string | null;
 }
 
 /** A tool call is about to run. `arguments` is the parsed JSON, or the raw text when it is not JSON. */

@@ -19,6 +19,11 @@ export interface AgentRunOptions {
   workflow?: WorkflowContext;
   /** Handoff depth (0 = top-level); set by `subagentTool`. */
   depth?: number;
+  /**
+   * `run()` only: receives the loop's events as they happen (model requests and responses with the
+   * model name and usage, tool calls and results, the final result), without streaming the text.
+   */
+  onEvent?: (event: AgentEvent) => void;
 }
 
 /**
@@ -58,7 +63,7 @@ export class AgentSession {
 
   /** Runs the loop on `input` and resolves with the result (its `status` says how it ended). Model errors reject. */
   run(input: string | AgentRequest, options: AgentRunOptions = {}): Promise<AgentRunResult> {
-    return this.#start(input, options, false, () => {});
+    return this.#start(input, options, false, options.onEvent ?? (() => {}));
   }
 
   /**

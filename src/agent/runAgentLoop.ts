@@ -79,7 +79,7 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
       const t = agent.tools.get(name)!;
       return { name: t.name, description: t.description, parameters: t.jsonSchema };
     });
-    emit({ type: 'model.request', iteration, tools: allowed, messages: memory.messages.length });
+    emit({ type: 'model.request', model: agent.model.name, iteration, tools: allowed, messages: memory.messages.length });
     let response: ModelResponse;
     try {
       response = await callModel(
@@ -93,7 +93,7 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
           ...(agent.offline === undefined ? {} : { offline: agent.offline }),
         },
         streaming,
-        (text) => emit({ type: 'model.delta', iteration, text }),
+        (text) => emit({ type: 'model.delta', model: agent.model.name, iteration, text }),
       );
     } catch (error) {
       if (signal?.aborted) return finish('cancelled');
@@ -110,7 +110,15 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
         ? { role: 'assistant', content: response.text, toolCalls: response.toolCalls }
         : { role: 'assistant', content: response.text },
     );
-    emit({ type: 'model.response', iteration, text: response.text, toolCalls: response.toolCalls, usage: response.usage });
+    emit({
+      type: 'model.response',
+      model: agent.model.name,
+      iteration,
+      text: response.text,
+      toolCalls: response.toolCalls,
+      usage: response.usage,
+      finishReason: response.finishReason ?? null,
+    });
     if (response.toolCalls.length === 0) {
       if (signal?.aborted) return finish('cancelled');
       lastText = response.text ?? '';

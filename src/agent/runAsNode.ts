@@ -1,3 +1,4 @@
+import type { AgentEvent } from './AgentEvent.js';
 import type { AgentRunResult } from './AgentRunResult.js';
 import type { AgentSession } from './AgentSession.js';
 import type { AgentRequest, NodeEmit } from '../graph/AgentNode.js';
@@ -15,12 +16,16 @@ export function settleNodeResult(result: AgentRunResult): AgentRunResult {
 }
 
 /**
- * Runs a session as a graph node. Without `emit` it calls `run`; with it, `stream`, forwarding every
- * agent event as a node event, and still returns the result.
+ * Runs a session as a graph node. Without `emit` it calls `run`, reporting the agent's events (model
+ * and tool calls, no text deltas) through `ctx.report` when someone listens to the run; with it,
+ * `stream`, forwarding every agent event as a node event. Either way it returns the result.
  */
 export async function runAsNode(session: AgentSession, ctx: WorkflowContext, request: AgentRequest, emit?: NodeEmit): Promise<AgentRunResult> {
   const options = { signal: ctx.signal, workflow: ctx };
-  if (emit === undefined) return settleNodeResult(await session.run(request, options));
+  if (emit === undefined) {
+    const onEvent = ctx.reporting ? (event: AgentEvent) => ctx.report({ ...event }) : undefined;
+    return settleNodeResult(await session.run(request, onEvent === undefined ? options : { ...options, onEvent }));
+  }
   let result: AgentRunResult | undefined;
   for await (const event of session.stream(request, options)) {
     if (event.type === 'final') result = event.result;

@@ -1,5 +1,6 @@
 import type { RunManager } from '../graph/durable/RunManager.js';
 import type { GraphsModule } from './loadGraphs.js';
+import type { Workflow } from '../graph/Workflow.js';
 
 /** What every command gets: where to print, and the stored runs of the loaded graphs. */
 export interface CliContext {
@@ -9,4 +10,8 @@ export interface CliContext {
   runs: () => Promise<RunManager>;
   /** The loaded graphs module (graphs and scenarios). */
   graphsModule: () => Promise<GraphsModule>;
+  /** The loaded graphs (see `--graphs`), in the order the module lists them; no store is opened. */
+  graphs: () => Promise<Workflow[]>;
+  /** Resolves when the user asks the command to stop (Ctrl-C / SIGTERM). */
+  interrupted: () => Promise<void>;
 }

@@ -7,6 +7,8 @@ import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
 import { addMainJobCommands } from './commands/mainJobCommands.js';
 import { addServeCommand } from './commands/serveCommand.js';
+import { addExportCommand } from './commands/exportCommand.js';
+import { addInspectCommand } from './commands/inspectCommand.js';
 import { loadGraphsModule, type GraphsModule } from './loadGraphs.js';
 
 function version(): string {
@@ -28,19 +30,33 @@ export async function main(argv: string[]): Promise<number> {
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
+    graphs: async () => (await graphsModule()).graphs,
     runs: async () => {
       if (manager === null) {
-        const opts = program.opts<{ graphs?: string; db?: string }>();
+        const opts = program.opts<{ db?: string }>();
+        const loaded = await cli.graphs();
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
-        manager = new RunManager({ store, graphs: (await graphsModule()).graphs });
+        manager = new RunManager({ store, graphs: loaded });
       }
       return manager;
     },
     graphsModule,
+    interrupted: () =>
+      new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
   };
   addMainJobCommands(program, cli);
   addRunCommands(program, cli);
   addServeCommand(program, cli);
+  addInspectCommand(program, cli);
+  addExportCommand(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

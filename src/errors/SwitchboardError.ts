@@ -22,6 +22,8 @@ export type SwitchboardErrorCode =
   | 'invalid_reply'
   | 'invalid_tasks'
   | 'internal'
+  // Tracing and inspection.
+  | 'inspector_unavailable'
   // Agents, tools and models.
   | 'agent_definition'
   | 'session_busy'

@@ -1,4 +1,6 @@
+import type { InspectionEvent, Observer } from 'xstate';
 import type { AgentRequest } from './AgentNode.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { DurableOptions } from './durable/DurableOptions.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
@@ -20,10 +22,30 @@ export interface RunOptions extends DurableOptions {
   maxSteps?: number;
   /** Seeds the shared state. */
   state?: Record<string, unknown>;
-  /** Receives every event of the run, in order. */
+  /** Receives every event of the run, in order, as is (in process; not redacted). */
   onEvent?: (event: WorkflowEvent) => void;
+  /**
+   * Receive every event of the run, redacted once for all of them (API keys, `Authorization`
+   * values, image bytes and `__` keys removed): `MemoryRecorder`, `JsonlRecorder`,
+   * `OpenTelemetryRecorder` or your own `TraceRecorder`.
+   */
+  recorders?: readonly TraceRecorder[];
+  /**
+   * XState's inspection observer, passed to `createActor` (for example `inspector.inspect` from
+   * `@statelyai/inspect`). It sees the graph actor, its node actors, every event and snapshot.
+   * Inspection events carry raw context; sanitize them if they leave the process.
+   */
+  inspect?: InspectObserver;
   /** Time source for `at` and `durationMs` (default: `Date.now`). */
   clock?: Clock;
+}
+
+/** What XState's `createActor` accepts as `inspect`: an observer or a function of inspection events. */
+export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** The `inspect` actor option, or nothing (so the actor is created exactly as without it). */
+export function inspectOption(inspect: InspectObserver | undefined): { inspect?: InspectObserver } {
+  return inspect === undefined ? {} : { inspect };
 }
 
 /** The default clock. */

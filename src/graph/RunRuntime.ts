@@ -5,6 +5,9 @@ import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
+import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import { secretValues } from '../trace/redact.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -12,12 +15,39 @@ type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { n
 /** An event before the runtime stamps its envelope (`nodeId` only for node events). */
 export type PendingEvent = WithoutEnvelope<EngineEvent> | { type: string; nodeId: string; [field: string]: unknown };
 
-/** Where stamped events go: a run's listeners and its sequence counter, shared with its specialists. */
+/**
+ * Where stamped events go: a run's listeners (raw events, in process), its recorders (redacted
+ * events, once per event whatever their number) and its sequence counter, shared with its
+ * specialists.
+ */
 class EventSink {
   seq: number;
   listeners: Array<(event: WorkflowEvent) => void> = [];
+  recorders: TraceRecorder[] = [];
+  /** Read from the environment when the first recorder is added. */
+  secrets: readonly string[] | null = null;
   constructor(seq: number) {
     this.seq = seq;
+  }
+
+  record(event: WorkflowEvent): void {
+    this.secrets ??= secretValues();
+    let traced: TraceEvent;
+    try {
+      traced = redactEvent(event, this.secrets);
+    } catch {
+      // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
+      const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
+      traced = { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
+    }
+    for (const recorder of this.recorders) {
+      try {
+        recorder.record(traced);
+      } catch {
+        // A failing recorder must not break the run; it stops receiving events.
+        this.recorders = this.recorders.filter((r) => r !== recorder);
+      }
+    }
   }
 }
 
@@ -53,6 +83,8 @@ export class RunRuntime {
     streaming?: boolean;
     clock?: Clock;
     onEvent?: (event: WorkflowEvent) => void;
+    /** Receive every event redacted (see TraceRecorder). */
+    recorders?: readonly TraceRecorder[];
     /** The last sequence number already used (non-zero when a run continues). */
     seq?: number;
     journal?: Journal | null;
@@ -65,6 +97,7 @@ export class RunRuntime {
     this.streaming = options.streaming ?? false;
     this.clock = options.clock ?? systemClock;
     if (options.onEvent !== undefined) this.#sink.listeners.push(options.onEvent);
+    for (const recorder of options.recorders ?? []) this.addRecorder(recorder);
   }
 
   /** The last sequence number used. */
@@ -74,10 +107,20 @@ export class RunRuntime {
 
   /** True when someone listens, so callers can skip building events nobody reads. */
   get listening(): boolean {
-    return this.#sink.listeners.length > 0;
+    return this.#sink.listeners.length > 0 || this.#sink.recorders.length > 0;
   }
 
-  /** Adds an event listener (the store's event log, a trace recorder) that runs before the others. */
+  /** Adds a recorder: it receives every later event, redacted. */
+  addRecorder(recorder: TraceRecorder): void {
+    if (!this.#sink.recorders.includes(recorder)) this.#sink.recorders.push(recorder);
+  }
+
+  /** Removes a recorder added with {@link addRecorder}. */
+  removeRecorder(recorder: TraceRecorder): void {
+    this.#sink.recorders = this.#sink.recorders.filter((r) => r !== recorder);
+  }
+
+  /** Adds a raw event listener that runs before the others (recorders, which get redacted events, run first). */
   addListener(listener: (event: WorkflowEvent) => void): void {
     this.#sink.listeners.unshift(listener);
   }
@@ -90,7 +133,7 @@ export class RunRuntime {
   /** Stamps the envelope on an event and delivers it. */
   emit(runId: string, event: PendingEvent): void {
     const sink = this.#sink;
-    if (sink.listeners.length === 0) return;
+    if (sink.listeners.length === 0 && sink.recorders.length === 0) return;
     sink.seq += 1;
     const trace = this.trace;
     const nodeId = (event as { nodeId?: string }).nodeId ?? (event.type === 'edge.traversed' ? (event as { from: string }).from : null);
@@ -106,6 +149,7 @@ export class RunRuntime {
       path: trace.path,
       nodeId,
     } as WorkflowEvent;
+    if (sink.recorders.length > 0) sink.record(stamped);
     for (const listener of sink.listeners) listener(stamped);
   }
 

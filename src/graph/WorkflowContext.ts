@@ -1,3 +1,4 @@
+import type { NodeEmit, NodeEmittedEvent } from './AgentNode.js';
 import { SharedState } from './SharedState.js';
 
 /** Where side effects record their results, keyed by (run, step, key); backed by the run store. */
@@ -32,6 +33,7 @@ export class WorkflowContext {
   step = 0;
   readonly #journal: Journal | null;
   #calls = new Map<string, number>();
+  #reporter: NodeEmit | null = null;
 
   constructor(options: { runId: string; state?: SharedState; signal?: AbortSignal; session?: unknown; journal?: Journal | null }) {
     this.runId = options.runId;
@@ -41,11 +43,32 @@ export class WorkflowContext {
     this.#journal = options.journal ?? null;
   }
 
-  /** Starts a node execution: sets the step and restarts the per-step call counters of {@link once}. */
-  beginStep(step: number, signal: AbortSignal): void {
+  /**
+   * Starts a node execution: sets the step, restarts the per-step call counters of {@link once} and
+   * sets where {@link report} sends events (null while nobody listens to the run).
+   */
+  beginStep(step: number, signal: AbortSignal, reporter: NodeEmit | null = null): void {
     this.step = step;
     this.signal = signal;
     this.#calls.clear();
+    this.#reporter = reporter;
+  }
+
+  /** True when someone listens to the run's events, so {@link report} is worth calling. */
+  get reporting(): boolean {
+    return this.#reporter !== null;
+  }
+
+  /**
+   * Reports an event of the node in flight into the run's event stream (with the envelope and node
+   * id added), in `run()` as in `stream()`; does nothing while nobody listens. Agent nodes use it
+   * to report their model and tool calls.
+   *
+   * @example
+   * ctx.report({ type: 'cache.hit', key });
+   */
+  report(event: NodeEmittedEvent): void {
+    this.#reporter?.(event);
   }
 
   /**

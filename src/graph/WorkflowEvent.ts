@@ -83,6 +83,7 @@ export interface RunWaitingEvent extends EventEnvelope {
 /** A waiting or interrupted run continues (after a reply, a recovery, or in a new process). */
 export interface RunResumedEvent extends EventEnvelope {
   type: 'run.resumed';
+  graph: string;
   /** `reply` for a human reply, `recover` after a crash. */
   cause: 'reply' | 'recover';
   /** The node the run continues at (the human node, or the node that was in flight). */

@@ -4,7 +4,7 @@ import type { AgentRequest } from './AgentNode.js';
 import type { GraphMachine } from './compileMachine.js';
 import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
-import { checkMaxSteps, toRequest, type RunOptions } from './RunOptions.js';
+import { checkMaxSteps, inspectOption, toRequest, type RunOptions } from './RunOptions.js';
 import { createWithRuntime, RunRuntime } from './RunRuntime.js';
 import { SharedState } from './SharedState.js';
 import type { WorkflowRun } from './WorkflowRun.js';
@@ -52,9 +52,9 @@ export async function executeRun(
   const request = toRequest(input);
   checkRunOptions(options);
   const runId = options.runId ?? randomUUID();
-  const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent });
+  const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent, recorders: options.recorders });
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
-  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options) }));
+  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options), ...inspectOption(options.inspect) }));
   return finishRun(runtime, await driveActor(actor, { signal: options.signal }));
 }
 

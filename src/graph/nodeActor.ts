@@ -3,7 +3,7 @@ import type { CompiledNode } from './GraphSpec.js';
 import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './GraphMachineContext.js';
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
-import { runNode } from './runNode.js';
+import { nodeEmitter, runNode } from './runNode.js';
 import { runtimeOf } from './RunRuntime.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
@@ -22,7 +22,7 @@ export function nodeActor(node: CompiledNode) {
     const ctx = runtime.context ?? runtime.bind(input.runId, (parent.getSnapshot() as { context: GraphMachineContext }).context.state);
     // Checkpoints of the previous step are written before this node starts.
     await runtime.barrier();
-    ctx.beginStep(input.step, signal);
+    ctx.beginStep(input.step, signal, runtime.listening ? nodeEmitter(runtime, input.runId, node.id) : null);
     const started = runtime.clock.now();
     const result = await runNode(node.node, node.id, ctx, input.request, runtime);
     const durationMs = runtime.clock.now() - started;

@@ -1,4 +1,4 @@
-import type { AgentRequest, AgentResult, GraphNode, NodeEmittedEvent } from './AgentNode.js';
+import type { AgentRequest, AgentResult, GraphNode, NodeEmit, NodeEmittedEvent } from './AgentNode.js';
 import type { RunRuntime } from './RunRuntime.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
@@ -18,19 +18,24 @@ export async function runNode(
   if (typeof node === 'function') {
     output = await node(ctx, request);
   } else if (runtime.streaming && typeof node.executeStream === 'function') {
-    output = await node.executeStream(ctx, request, (event: NodeEmittedEvent) => {
-      if (event === null || typeof event !== 'object' || typeof event.type !== 'string') {
-        throw new WorkflowExecutionError(
-          `node "${nodeId}" emitted ${event === null ? 'null' : typeof event}; emit objects with a string "type"`,
-          { code: 'invalid_node_result', nodeId },
-        );
-      }
-      runtime.emit(ctx.runId, { ...event, nodeId });
-    });
+    output = await node.executeStream(ctx, request, nodeEmitter(runtime, ctx.runId, nodeId));
   } else {
     output = await node.execute(ctx, request);
   }
   return normalizeResult(output, nodeId);
+}
+
+/** Forwards a node's own events into its run's stream with the node id; rejects anything but an object with a `type`. */
+export function nodeEmitter(runtime: RunRuntime, runId: string, nodeId: string): NodeEmit {
+  return (event: NodeEmittedEvent) => {
+    if (event === null || typeof event !== 'object' || typeof event.type !== 'string') {
+      throw new WorkflowExecutionError(`node "${nodeId}" emitted ${event === null ? 'null' : typeof event}; emit objects with a string "type"`, {
+        code: 'invalid_node_result',
+        nodeId,
+      });
+    }
+    runtime.emit(runId, { ...event, nodeId });
+  };
 }
 
 /** A string becomes `{ outputText }`, null/undefined become null, objects pass; anything else is an error. */

@@ -2,9 +2,33 @@
 export const REDACTED = '[redacted]';
 
 const SECRET_ENV = /(API_KEY|_TOKEN|SECRET|PASSWORD)$/i;
-const SECRET_KEY = /^(api[-_]?key|authorization|proxy-authorization|x-api-key|password|secret|access[-_]?token|refresh[-_]?token)$/i;
+const SECRET_KEY =
+  /^(api[-_]?key|x[-_]api[-_]?key|authorization|proxy[-_]authorization|cookie|set[-_]cookie|password|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|bearer[-_]?token)$/i;
 const DATA_URL = /data:[a-z]+\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+/gi;
-const HAS_DATA_URL = /data:[a-z]+\/[a-z0-9.+-]+;base64,/i;
+/** A run of base64 long enough to be file content (≥ 192 bytes), not a word or an id. */
+const BASE64_BLOB = /[A-Za-z0-9+/]{256,}={0,2}/g;
+/** `Bearer <token>` / `Basic <credentials>` anywhere in text, e.g. a logged header or an error message. */
+const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `authorization: …`, `api_key=…`, `"x-api-key": "…"` written into text. */
+const KEY_ASSIGNMENT = /\b(authorization|api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
+/** Provider keys that look like `sk-…` (OpenAI, DeepSeek, Anthropic), even when not in the environment. */
+const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
+/** One cheap test that says whether any of the text patterns above except the blob can match. */
+const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|sk-/i;
+const HAS_BLOB = /[A-Za-z0-9+/]{256}/;
+/** Whether any of the text patterns can match (the blob pattern only in long strings). */
+const suspect = (text: string): boolean => SUSPECT.test(text) || (text.length >= 256 && HAS_BLOB.test(text));
+
+/** Secret-looking keys seen so far (keys repeat in every event, the regular expression need not). */
+const keyVerdicts = new Map<string, boolean>();
+function isSecretKey(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = SECRET_KEY.test(key);
+    if (keyVerdicts.size < 10_000) keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
 
 /** The values of secret-looking environment variables (API keys, tokens, passwords), longest first. */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -14,36 +38,72 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-/** Replaces every secret value and every inline (data: URL) image inside a string. */
-export function scrubString(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
-  return out;
+/** True when a string holds a secret value, an inline image, a base64 blob or a credential. */
+export function stringNeedsScrub(text: string, secrets: readonly string[]): boolean {
+  if (text.length < 8) return false;
+  for (const secret of secrets) if (text.includes(secret)) return true;
+  return suspect(text);
 }
 
 /**
- * A copy of a JSON value safe to store or send: secret values and inline images are replaced in
- * every string, values under secret-looking keys (`apiKey`, `authorization`, …) are replaced, and
- * keys starting with `__` are dropped. Non-JSON leaves (functions, symbols) are dropped too.
+ * Replaces, inside a string: every secret value, inline images (data: URLs), base64 blobs of
+ * 256+ characters, `Bearer`/`Basic` credentials, `authorization: …`/`api_key=…` values and
+ * `sk-…` keys. Most strings hold none of them and are returned after one substring test per
+ * secret and one regular-expression test.
+ */
+export function scrubString(text: string, secrets: readonly string[]): string {
+  if (text.length < 8) return text;
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (!suspect(out)) return out;
+  if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
+  if (out.length >= 256) out = out.replace(BASE64_BLOB, '[binary]');
+  out = out.replace(AUTH_SCHEME, `$1 ${REDACTED}`);
+  out = out.replace(KEY_ASSIGNMENT, `$1$2${REDACTED}`);
+  return out.replace(SK_KEY, REDACTED);
+}
+
+/** True for a Buffer after `toJSON()`: `{ type: 'Buffer', data: [...] }`. */
+function isBufferJson(value: object): boolean {
+  const v = value as { type?: unknown; data?: unknown };
+  return v.type === 'Buffer' && Array.isArray(v.data) && Object.keys(value).length === 2;
+}
+
+/**
+ * A copy of a value safe to store or send, in JSON form:
+ * - secret values, inline images, base64 blobs and credentials are replaced inside every string
+ *   (see {@link scrubString});
+ * - values under secret-looking keys (`apiKey`, `authorization`, `cookie`, …) become `[redacted]`;
+ * - keys starting with `__` are dropped;
+ * - bytes (Buffers, typed arrays, ArrayBuffers, a Buffer's JSON form) become `[binary]`;
+ * - Maps become objects, errors `{ name, message, code }`, objects with `toJSON` their JSON form;
+ *   functions and symbols are dropped and cycles become `[cycle]`.
+ *
+ * @example
+ * redactForOutput({ apiKey: 'sk-…', image: 'data:image/png;base64,iVBOR…', __raw: {} });
+ * // → { apiKey: '[redacted]', image: '[image]' }
  */
 export function redactForOutput(value: unknown, secrets: readonly string[] = secretValues()): unknown {
   const seen = new Set<object>();
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrubString(v, secrets);
     if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? undefined : v;
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return '[binary]';
     if (seen.has(v)) return '[cycle]';
     seen.add(v);
     let out: unknown;
     if (Array.isArray(v)) out = v.map(walk);
     else if (v instanceof Map) out = walk(Object.fromEntries(v));
     else if (v instanceof Error) out = { name: v.name, message: scrubString(v.message, secrets), code: (v as { code?: unknown }).code };
-    else if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) out = '[binary]';
+    else if (v instanceof Date) out = v.toISOString();
+    else if (typeof (v as { toJSON?: unknown }).toJSON === 'function') out = walk((v as { toJSON(): unknown }).toJSON());
+    else if (isBufferJson(v)) out = '[binary]';
     else {
       const obj: Record<string, unknown> = {};
-      for (const [key, inner] of Object.entries(v)) {
+      for (const key of Object.keys(v)) {
         if (key.startsWith('__')) continue;
-        obj[key] = SECRET_KEY.test(key) && inner !== null && inner !== undefined ? REDACTED : walk(inner);
+        const inner = (v as Record<string, unknown>)[key];
+        obj[key] = inner !== null && inner !== undefined && isSecretKey(key) ? REDACTED : walk(inner);
       }
       out = obj;
     }
@@ -54,17 +114,17 @@ export function redactForOutput(value: unknown, secrets: readonly string[] = sec
 }
 
 /**
- * True when a JSON value contains a secret value or an inline image in any string. Snapshots are
- * checked with this and scrubbed only when needed, since most contain neither.
+ * True when a JSON value contains, in any string, something {@link scrubString} would replace.
+ * Snapshots are checked with this and scrubbed only when needed, since most contain nothing.
  */
 export function containsSecret(value: unknown, secrets: readonly string[]): boolean {
-  if (typeof value === 'string') return secrets.some((s) => value.includes(s)) || HAS_DATA_URL.test(value);
+  if (typeof value === 'string') return stringNeedsScrub(value, secrets);
   if (value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some((v) => containsSecret(v, secrets));
   return Object.values(value).some((v) => containsSecret(v, secrets));
 }
 
-/** A copy of a JSON value with secret values and inline images replaced (keys and structure kept). */
+/** A copy of a JSON value with every string scrubbed (keys and structure kept, so it can be restored). */
 export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
   if (typeof value === 'string') return scrubString(value, secrets) as T;
   if (value === null || typeof value !== 'object') return value;

@@ -10,7 +10,8 @@ function runJson(run: WorkflowRun) {
   return { runId: run.runId, status: run.status, path: run.path, outputText: run.outputText, ...(run.waiting ? { waiting: run.waiting } : {}) };
 }
 
-function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
+/** Prints a finished leg: a summary, or JSON for scripts. */
+export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
   if (json) return cli.out(JSON.stringify(runJson(run)));
   cli.out(`run ${run.runId}: ${run.status}`);
   cli.out(`path: ${run.path.join(' → ')}`);

@@ -4,7 +4,8 @@ import { containsSecret, scrubSecrets, scrubString } from '../../trace/redact.js
 import { assertJson } from '../assertJson.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { Clock } from '../RunOptions.js';
-import type { WorkflowEvent } from '../WorkflowEvent.js';
+import type { TraceEvent } from '../../trace/TraceEvent.js';
+import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { toStoredEvent } from './toStoredEvent.js';
 
 /** Options for a {@link Checkpointer}. */
@@ -19,11 +20,12 @@ export interface CheckpointerOptions {
 
 /**
  * Writes a run's progress to its store: after every macrostep the persisted snapshot and the events
- * emitted since the last write go in one compare-and-set transaction. Writes are chained in order;
+ * emitted since the last write go in one compare-and-set transaction. It is the run store's event
+ * log as a {@link TraceRecorder}: it gets the same redacted events as every other recorder. Writes are chained in order;
  * nodes wait on {@link barrier} so a step's checkpoint is durable before the next node starts. While
  * the run lives it renews its lease.
  */
-export class Checkpointer {
+export class Checkpointer implements TraceRecorder {
   readonly #store: RunStore;
   readonly #options: CheckpointerOptions;
   readonly #runId: string;
@@ -55,11 +57,11 @@ export class Checkpointer {
     return this.#failure;
   }
 
-  /** Buffers an event for the next write. */
-  readonly onEvent = (event: WorkflowEvent): void => {
-    this.#events.push(toStoredEvent(event, this.#options.secrets));
+  /** Buffers a (redacted) event for the next write. */
+  record(event: TraceEvent): void {
+    this.#events.push(toStoredEvent(event));
     this.#lastSeq = event.seq;
-  };
+  }
 
   /** Resolves when every write queued so far is done (one microtask later, so the current step's is included). */
   readonly barrier = (): Promise<void> => Promise.resolve().then(() => this.#chain);

@@ -1,5 +1,6 @@
 import type { RunStore } from '../../persistence/RunStore.js';
-import type { Clock, RunOptions } from '../RunOptions.js';
+import type { Clock, InspectObserver, RunOptions } from '../RunOptions.js';
+import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 
 /** Options that make a run durable: where it is stored and how its lease works. */
 export interface DurableOptions {
@@ -17,6 +18,10 @@ export interface ResumeOptions extends DurableOptions {
   signal?: AbortSignal;
   session?: unknown;
   onEvent?: RunOptions['onEvent'];
+  /** Receive the resumed leg's events, redacted (their `seq` continues the stored run's). */
+  recorders?: readonly TraceRecorder[];
+  /** XState's inspection observer for the restored actor (e.g. the Stately inspector's `inspect`). */
+  inspect?: InspectObserver;
   clock?: Clock;
   /** Use nodes' `executeStream` (default false). */
   streaming?: boolean;

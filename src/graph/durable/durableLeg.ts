@@ -8,7 +8,7 @@ import { finishRun } from '../executeRun.js';
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
-import type { WorkflowEvent } from '../WorkflowEvent.js';
+import type { TraceEvent } from '../../trace/TraceEvent.js';
 import { Checkpointer } from './Checkpointer.js';
 import { secretValues } from '../../trace/redact.js';
 
@@ -34,8 +34,8 @@ export interface LegOptions {
   event?: GraphMachineEvent;
   /** The restored run waited here; do not settle on that same waiting state. */
   ignoreWaitingAtStep?: number;
-  /** Events already emitted (inside createActor) that belong in the store. */
-  earlyEvents?: WorkflowEvent[];
+  /** Events already emitted and redacted (inside createActor) that belong in the store. */
+  earlyEvents?: readonly TraceEvent[];
   /** Reported (and stored) first when the leg continues a stored run. */
   resumed?: Extract<PendingEvent, { type: 'run.resumed' }>;
 }
@@ -65,8 +65,8 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     },
   });
   runtime.barrier = checkpointer.barrier;
-  for (const event of options.earlyEvents ?? []) checkpointer.onEvent(event);
-  runtime.addListener(checkpointer.onEvent);
+  for (const event of options.earlyEvents ?? []) checkpointer.record(event);
+  runtime.addRecorder(checkpointer);
   if (options.resumed !== undefined) runtime.emit(record.runId, options.resumed);
   try {
     const done = driveActor(actor, {

@@ -5,13 +5,14 @@ import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext, HumanReplyEvent } from '../GraphMachineContext.js';
 import { graphHash } from '../graphHash.js';
 import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
-import { systemClock } from '../RunOptions.js';
+import { inspectOption, systemClock } from '../RunOptions.js';
 import type { Workflow } from '../Workflow.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
 import { defaultOwner } from './runDurable.js';
 import { storeJournal } from './storeJournal.js';
+import { newSpanId } from '../../trace/TraceContext.js';
 
 /** What resumes a run: a human reply (`{ reply }` or the `human.reply` event), or nothing to continue an interrupted run. */
 export type ResumeEvent = { reply: string } | HumanReplyEvent;
@@ -97,14 +98,18 @@ export async function resumeRun(
     streaming: options.streaming ?? false,
     clock,
     onEvent: options.onEvent,
+    recorders: options.recorders,
     journal: storeJournal(store),
     seq: lastSeq,
   });
   const snapshot = claimed.snapshot as { context: GraphMachineContext };
   runtime.trace = snapshot.context.trace;
-  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' } }));
+  const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;
+  // The node the run continues at reports under a new span of this leg (its first span ended with the last leg).
+  if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
+  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspectOption(options.inspect) }));
   return durableLeg(actor, {
-    resumed: { type: 'run.resumed', cause: reply === undefined ? 'recover' : 'reply', atNodeId: snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight },
+    resumed: { type: 'run.resumed', graph: record.graphName, cause: reply === undefined ? 'recover' : 'reply', atNodeId },
     store,
     record: claimed,
     runtime,

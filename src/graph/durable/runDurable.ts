@@ -6,9 +6,9 @@ import { specOf, type GraphMachine } from '../compileMachine.js';
 import { checkRunOptions, machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
 import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
-import { systemClock, toRequest, type RunOptions } from '../RunOptions.js';
+import { inspectOption, systemClock, toRequest, type RunOptions } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
-import type { WorkflowEvent } from '../WorkflowEvent.js';
+import { MemoryRecorder } from '../../trace/MemoryRecorder.js';
 import { DEFAULT_LEASE_MS } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
@@ -49,12 +49,20 @@ export async function runDurable(
   const owner = options.owner ?? defaultOwner();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const { store } = options;
-  const runtime = new RunRuntime({ session: options.session, streaming, clock, onEvent: options.onEvent, journal: storeJournal(store) });
+  const runtime = new RunRuntime({
+    session: options.session,
+    streaming,
+    clock,
+    onEvent: options.onEvent,
+    recorders: options.recorders,
+    journal: storeJournal(store),
+  });
   // Events of the initial transition happen inside createActor, before the run row exists.
-  const early: WorkflowEvent[] = [];
-  const collect = (event: WorkflowEvent) => early.push(event);
-  runtime.addListener(collect);
-  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options) }));
+  const early = new MemoryRecorder();
+  runtime.addRecorder(early);
+  const actor = createWithRuntime(runtime, () =>
+    createActor(machine, { input: machineInput(request, runId, options), ...inspectOption(options.inspect) }),
+  );
   const record = await store.insertRun({
     runId,
     graphName: spec.name,
@@ -64,6 +72,6 @@ export async function runDurable(
     leaseExpiresAt: clock.now() + leaseMs,
     snapshot: storableSnapshot(actor.getPersistedSnapshot()),
   });
-  runtime.removeListener(collect);
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early });
+  runtime.removeRecorder(early);
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early.events });
 }

@@ -1,0 +1,289 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { modelAttributes, modelName } from './genAiAttributes.js';
+import type { TraceEvent } from './TraceEvent.js';
+import type { TraceRecorder } from './TraceRecorder.js';
+
+/** Options for {@link OpenTelemetryRecorder}. */
+export interface OpenTelemetryRecorderOptions {
+  /** Creates the spans (default: `trace.getTracer('switchboard')` from the globally registered provider). */
+  tracer?: Tracer;
+  /** Longest text kept in an attribute (inputs, outputs, errors); default 512 characters. */
+  maxTextLength?: number;
+}
+
+/** A node span whose node finished; it ends when the routing step reports where the run went. */
+interface Settled {
+  span: Span;
+  at: number;
+}
+
+/**
+ * The key of a node event's span. A node event whose span is its run's own (possible only for
+ * events recorded by older versions after a resume) gets a key of its own so it never replaces the
+ * run span.
+ */
+const nodeKey = (event: TraceEvent): string => (event.spanId === event.parentSpanId ? `${event.spanId}:${String(event.nodeId)}` : event.spanId);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * Turns a run's events into OpenTelemetry spans: one per run leg (`run <graph>`), per node
+ * execution (`node <id>`), per model call (`chat <model>`, with GenAI attributes: model, token
+ * usage, finish reason), per tool call (`execute_tool <name>`) and per subagent handoff
+ * (`invoke_agent <name>`). Parents follow the envelope: node spans are children of their run's
+ * span, model, tool and handoff spans of their node's span, and a
+ * specialist's run span is a child of the node span that started it. Span times are the events'
+ * `at`; the Switchboard ids are kept as `switchboard.*` attributes (OpenTelemetry makes its own).
+ * Works live (in `RunOptions.recorders`) or on stored events replayed later.
+ *
+ * @example
+ * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+ * await graph.run('hi', { recorders: [new OpenTelemetryRecorder({ tracer: provider.getTracer('switchboard') })] });
+ */
+export class OpenTelemetryRecorder implements TraceRecorder {
+  readonly #tracer: Tracer;
+  readonly #max: number;
+  /** Open run and node spans by Switchboard span id. */
+  readonly #spans = new Map<string, Span>();
+  /** Node spans waiting for their routing event, by Switchboard span id. */
+  readonly #settled = new Map<string, Settled>();
+  /** Open model and tool call spans, by `<node span>|<key>`. */
+  readonly #calls = new Map<string, Span>();
+  /** The span of the node that started last in each run leg, by run span id. */
+  readonly #lastNode = new Map<string, string>();
+  /** Which open span ids belong to which run leg, to close them when it ends. */
+  readonly #byRun = new Map<string, Set<string>>();
+
+  constructor(options: OpenTelemetryRecorderOptions = {}) {
+    this.#tracer = options.tracer ?? trace.getTracer('switchboard');
+    this.#max = options.maxTextLength ?? 512;
+  }
+
+  record(event: TraceEvent): void {
+    switch (event.type) {
+      case 'run.started':
+      case 'run.resumed':
+        return this.#startRun(event);
+      case 'node.started':
+        return void this.#nodeSpan(event);
+      case 'node.completed':
+        return this.#nodeCompleted(event);
+      case 'node.failed':
+      case 'route.failed':
+      case 'node.cancelled':
+        return this.#nodeEnded(event);
+      case 'edge.traversed':
+        return this.#routed(event);
+      case 'run.waiting':
+        return this.#waiting(event);
+      case 'run.completed':
+        return this.#endRun(event);
+      case 'model.request':
+        return this.#startCall(event, `model|${String(event.agent)}|${String(event.iteration)}`, `chat ${modelName(event)}`, SpanKind.CLIENT, modelAttributes(event));
+      case 'model.response':
+        return this.#modelResponse(event);
+      case 'tool.call':
+        return this.#startCall(event, `tool|${String(event.callId)}`, `execute_tool ${String(event.name)}`, SpanKind.INTERNAL, {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': String(event.name),
+          'gen_ai.tool.call.id': String(event.callId),
+          'gen_ai.agent.name': String(event.agent),
+        });
+      case 'tool.result':
+        return this.#toolResult(event);
+      case 'handoff.started':
+        return this.#startCall(event, `handoff|${String(event.handoffId)}`, `invoke_agent ${String(event.subagent)}`, SpanKind.INTERNAL, {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': String(event.subagent),
+          'switchboard.handoff.tool': String(event.tool),
+          'switchboard.handoff.depth': num(event.depth) ?? 0,
+        });
+      case 'handoff.completed':
+        return this.#handoffCompleted(event);
+      default:
+        return;
+    }
+  }
+
+  #text(value: unknown): string | undefined {
+    const text = typeof value === 'string' ? value : value === undefined || value === null ? undefined : JSON.stringify(value);
+    return text === undefined || text.length <= this.#max ? text : `${text.slice(0, this.#max - 1)}…`;
+  }
+
+  #ids(event: TraceEvent): Attributes {
+    return {
+      'switchboard.run_id': event.runId,
+      'switchboard.trace_id': event.traceId,
+      'switchboard.span_id': event.spanId,
+      'switchboard.path': event.path,
+      ...(event.parentSpanId === null ? {} : { 'switchboard.parent_span_id': event.parentSpanId }),
+    };
+  }
+
+  #start(name: string, parentId: string | null, at: number, attributes: Attributes, kind = SpanKind.INTERNAL): Span {
+    const parent = parentId === null ? undefined : this.#spans.get(parentId);
+    const context = parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
+    return this.#tracer.startSpan(name, { kind, attributes, startTime: new Date(at), root: parent === undefined }, context);
+  }
+
+  #track(event: TraceEvent, spanId: string, span: Span): void {
+    this.#spans.set(spanId, span);
+    const runSpan = event.type.startsWith('run.') ? event.spanId : (event.parentSpanId ?? event.spanId);
+    let set = this.#byRun.get(runSpan);
+    if (set === undefined) this.#byRun.set(runSpan, (set = new Set()));
+    set.add(spanId);
+  }
+
+  #startRun(event: TraceEvent): void {
+    const graph = str(event.graph);
+    const attributes: Attributes = { ...this.#ids(event), ...(graph ? { 'switchboard.graph': graph } : {}) };
+    if (event.type === 'run.resumed') {
+      attributes['switchboard.resume_cause'] = String(event.cause);
+      if (typeof event.atNodeId === 'string') attributes['switchboard.resumed_at'] = event.atNodeId;
+    }
+    this.#spans.get(event.spanId)?.end(new Date(event.at));
+    const name = graph !== undefined ? `run ${graph}` : `run ${event.path}`;
+    this.#track(event, event.spanId, this.#start(name, event.parentSpanId, event.at, attributes));
+  }
+
+  /** The open span of a node event, started here if the run continued mid-node (after a resume). */
+  #nodeSpan(event: TraceEvent): Span {
+    const id = nodeKey(event);
+    const open = this.#spans.get(id);
+    if (open !== undefined) return open;
+    const step = num(event.step);
+    const span = this.#start(`node ${String(event.nodeId)}`, event.parentSpanId, event.at, {
+      ...this.#ids(event),
+      'switchboard.node_id': String(event.nodeId),
+      ...(step === undefined ? {} : { 'switchboard.step': step }),
+      ...(event.type === 'node.started' ? {} : { 'switchboard.continued': true }),
+      ...(event.type === 'node.started' ? { 'switchboard.input': this.#text((event.request as { input?: unknown } | undefined)?.input) ?? '' } : {}),
+    });
+    this.#track(event, id, span);
+    if (event.parentSpanId !== null) this.#lastNode.set(event.parentSpanId, id);
+    return span;
+  }
+
+  /** A run event: the run waits at the node that started last. */
+  #waiting(event: TraceEvent): void {
+    const nodeSpan = this.#spans.get(this.#lastNode.get(event.spanId) ?? '');
+    nodeSpan?.setAttributes({ 'switchboard.waiting': true, 'switchboard.reason': this.#text(event.reason) ?? '' });
+    this.#spans.get(event.spanId)?.addEvent('waiting', { 'switchboard.node_id': String(event.nodeId) }, new Date(event.at));
+  }
+
+  #nodeCompleted(event: TraceEvent): void {
+    const span = this.#nodeSpan(event);
+    const delta = event.delta as { set?: Record<string, unknown>; deleted?: string[] } | null;
+    const result = event.result as { outputText?: unknown } | null;
+    span.setAttributes({
+      'switchboard.duration_ms': num(event.durationMs) ?? 0,
+      'switchboard.delta.set': Object.keys(delta?.set ?? {}),
+      'switchboard.delta.deleted': delta?.deleted ?? [],
+      ...(typeof result?.outputText === 'string' ? { 'switchboard.output': this.#text(result.outputText)! } : {}),
+    });
+    this.#settled.set(nodeKey(event), { span, at: event.at });
+  }
+
+  #routed(event: TraceEvent): void {
+    const id = nodeKey(event);
+    const settled = this.#settled.get(id);
+    const span = settled?.span ?? this.#spans.get(id);
+    if (span === undefined) return;
+    span.setAttributes({
+      'switchboard.route.to': String(event.to),
+      'switchboard.route.kind': String(event.kind),
+      ...(num(event.index) === undefined ? {} : { 'switchboard.route.index': num(event.index)! }),
+      ...(typeof event.routeKey === 'string' ? { 'switchboard.route.key': event.routeKey } : {}),
+    });
+    this.#close(id, settled?.at ?? event.at);
+  }
+
+  #nodeEnded(event: TraceEvent): void {
+    const span = this.#settled.get(nodeKey(event))?.span ?? this.#nodeSpan(event);
+    if (event.type === 'node.cancelled') span.setAttribute('switchboard.cancelled', true);
+    else {
+      const error = event.error as { code?: string; message?: string } | undefined;
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(error?.message) ?? event.type });
+      span.setAttribute('error.type', error?.code ?? event.type);
+    }
+    this.#close(nodeKey(event), event.at);
+  }
+
+  #startCall(event: TraceEvent, key: string, name: string, kind: SpanKind, attributes: Attributes): void {
+    this.#nodeSpan(event);
+    const span = this.#start(name, nodeKey(event), event.at, { ...attributes, 'switchboard.node_id': String(event.nodeId) }, kind);
+    this.#calls.set(`${nodeKey(event)}|${key}`, span);
+  }
+
+  #takeCall(event: TraceEvent, key: string): Span | undefined {
+    const id = `${nodeKey(event)}|${key}`;
+    const span = this.#calls.get(id);
+    this.#calls.delete(id);
+    return span;
+  }
+
+  #modelResponse(event: TraceEvent): void {
+    const span = this.#takeCall(event, `model|${String(event.agent)}|${String(event.iteration)}`);
+    if (span === undefined) return;
+    const usage = (event.usage ?? {}) as { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+    const toolCalls = Array.isArray(event.toolCalls) ? event.toolCalls.length : 0;
+    span.setAttributes({
+      ...(usage.inputTokens === undefined ? {} : { 'gen_ai.usage.input_tokens': usage.inputTokens }),
+      ...(usage.outputTokens === undefined ? {} : { 'gen_ai.usage.output_tokens': usage.outputTokens }),
+      ...(typeof event.finishReason === 'string' ? { 'gen_ai.response.finish_reasons': [event.finishReason] } : {}),
+      'switchboard.tool_calls': toolCalls,
+    });
+    span.end(new Date(event.at));
+  }
+
+  #toolResult(event: TraceEvent): void {
+    const result = (event.result ?? {}) as { callId?: string; ok?: boolean; error?: string; code?: string };
+    const span = this.#takeCall(event, `tool|${String(result.callId)}`);
+    if (span === undefined) return;
+    if (result.ok === false) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(result.error) ?? 'tool failed' });
+      span.setAttribute('error.type', result.code ?? 'tool_failed');
+    }
+    span.end(new Date(event.at));
+  }
+
+  #handoffCompleted(event: TraceEvent): void {
+    const span = this.#takeCall(event, `handoff|${String(event.handoffId)}`);
+    if (span === undefined) return;
+    span.setAttributes({ 'switchboard.handoff.status': String(event.status), 'switchboard.handoff.attempts': num(event.attempts) ?? 0 });
+    if (event.status === 'failed' || event.status === 'denied') {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(event.error) ?? String(event.status) });
+    }
+    span.end(new Date(event.at));
+  }
+
+  #close(spanId: string, at: number): void {
+    const span = this.#settled.get(spanId)?.span ?? this.#spans.get(spanId);
+    this.#settled.delete(spanId);
+    this.#spans.delete(spanId);
+    for (const [key, call] of this.#calls) {
+      if (key.startsWith(`${spanId}|`)) {
+        call.end(new Date(at));
+        this.#calls.delete(key);
+      }
+    }
+    span?.end(new Date(at));
+  }
+
+  #endRun(event: TraceEvent): void {
+    const run = (event.run ?? {}) as { status?: string; steps?: number; error?: { code?: string; message?: string } };
+    for (const id of this.#byRun.get(event.spanId) ?? []) {
+      if (id !== event.spanId) this.#close(id, this.#settled.get(id)?.at ?? event.at);
+    }
+    this.#byRun.delete(event.spanId);
+    this.#lastNode.delete(event.spanId);
+    const span = this.#spans.get(event.spanId);
+    if (span === undefined) return;
+    span.setAttributes({ 'switchboard.status': run.status ?? 'unknown', ...(run.steps === undefined ? {} : { 'switchboard.steps': run.steps }) });
+    if (run.status === 'failed') {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(run.error?.message) ?? 'run failed' });
+      span.setAttribute('error.type', run.error?.code ?? 'failed');
+    }
+    this.#close(event.spanId, event.at);
+  }
+}

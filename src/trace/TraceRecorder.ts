@@ -1,0 +1,18 @@
+import type { TraceEvent } from './TraceEvent.js';
+
+/**
+ * Something that keeps or forwards a run's events: `MemoryRecorder`, `JsonlRecorder`,
+ * `OpenTelemetryRecorder`, and the run store's event log (the checkpointer of a stored run is one).
+ * Pass recorders in `RunOptions.recorders` (and `ResumeOptions.recorders`); a run redacts each event
+ * once and hands the same {@link TraceEvent} to every recorder, in order, including the events of
+ * specialist runs it starts. Nothing is redacted or recorded when a run has no recorder.
+ *
+ * `record` must not throw: a recorder that throws is detached from the run (the run goes on).
+ *
+ * @example
+ * const memory = new MemoryRecorder();
+ * await graph.run('hi', { recorders: [memory, new JsonlRecorder('trace.jsonl')] });
+ */
+export interface TraceRecorder {
+  record(event: TraceEvent): void;
+}

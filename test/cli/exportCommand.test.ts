@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'sb-export-'));
+const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/switchboard.js', ...args], { encoding: 'utf8' });
+const fixture = ['--graphs', 'test/fixtures/traceGraphs.ts'];
+
+describe('switchboard export', () => {
+  it('prints a registered graph as JSON by default and as Mermaid on request', () => {
+    const json = cli('export', 'refund-approval');
+    expect(json.status, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout) as { graph: string; actors: string[]; machine: { states: Record<string, unknown> } };
+    expect(parsed.graph).toBe('refund-approval');
+    expect(parsed.actors).toEqual(['draft', 'finish']);
+    expect(Object.keys(parsed.machine.states)).toEqual(['draft', 'approve', 'finish', 'completed', 'maxSteps', 'failed', 'cancelled']);
+
+    const mermaid = cli('export', 'refund-approval', '--format', 'mermaid');
+    expect(mermaid.status, mermaid.stderr).toBe(0);
+    expect(mermaid.stdout.startsWith('stateDiagram-v2\n')).toBe(true);
+    expect(mermaid.stdout).toContain('n_draft --> n_approve : transition 0');
+  }, 60_000);
+
+  it('exports any graph of the --graphs module and writes to a file', () => {
+    const out = join(dir, 'support.mmd');
+    const written = cli(...fixture, 'export', 'support', '--format', 'mermaid', '--out', out);
+    expect(written.status, written.stderr).toBe(0);
+    expect(written.stderr).toContain(`wrote ${out}`);
+    expect(readFileSync(out, 'utf8')).toContain('n_classify --> n_rag : docs | faq');
+    const seq = JSON.parse(cli(...fixture, 'export', 'twice').stdout) as { kind: string; maxSteps: null };
+    expect(seq).toMatchObject({ kind: 'sequential', maxSteps: null });
+  }, 60_000);
+
+  it('explains an unknown graph or format', () => {
+    const unknown = cli('export', 'nope');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('no graph named "nope" is registered; known: refund-approval [graph_definition]');
+    const format = cli('export', 'refund-approval', '--format', 'svg');
+    expect(format.status).toBe(1);
+    expect(format.stderr).toContain('--format must be json or mermaid; received "svg"');
+  }, 60_000);
+});

@@ -1,0 +1,150 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, subagentTool, tool } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
+
+function tracing() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const recorder = new OpenTelemetryRecorder({ tracer: provider.getTracer('test') });
+  const spans = () => exporter.getFinishedSpans();
+  const named = (name: string) => spans().filter((s) => s.name === name);
+  const one = (name: string) => {
+    const found = named(name);
+    expect(found, `spans named ${name}: ${spans().map((s) => s.name).join(', ')}`).toHaveLength(1);
+    return found[0]!;
+  };
+  return { recorder, spans, named, one };
+}
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const idOf = (span: ReadableSpan) => span.spanContext().spanId;
+
+function supportGraph() {
+  const lookup = tool({ name: 'lookup', description: 'Looks an order up', parameters: z.object({ id: z.string() }), execute: ({ id }) => ({ id, status: 'shipped' }) });
+  const model = new ScriptedModel([
+    { toolCalls: [{ name: 'lookup', arguments: { id: '42' } }], usage: { inputTokens: 10, outputTokens: 3 } },
+    { text: 'Order 42 shipped.', usage: { inputTokens: 20, outputTokens: 5 } },
+  ]);
+  const agent = new Agent({ name: 'support', instructions: 'help', model, tools: [lookup] });
+  return new StateGraph({ name: 'support' })
+    .addNode('classify', (ctx) => {
+      ctx.put('intent', 'order');
+      return null;
+    })
+    .addNode('answer', new AgentNode(agent))
+    .start('classify')
+    .addConditionalEdges('classify', (ctx) => String(ctx.get('intent')), { order: 'answer' });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sb-otel-'));
+const store = new SqliteRunStore({ file: join(dir, 'runs.db') });
+afterAll(() => store.close());
+
+describe('OpenTelemetryRecorder', () => {
+  it('makes run, node, model-call and tool-call spans with parents from the envelope', async () => {
+    const { recorder, spans, named, one } = tracing();
+    const run = await supportGraph().run('where is 42?', { runId: 'otel-1', recorders: [recorder] });
+    expect(run.status).toBe('completed');
+    const root = one('run support');
+    expect(parentOf(root)).toBeUndefined();
+    expect(root.attributes).toMatchObject({ 'switchboard.run_id': 'otel-1', 'switchboard.graph': 'support', 'switchboard.status': 'completed', 'switchboard.steps': 2 });
+
+    const classify = one('node classify');
+    const answer = one('node answer');
+    expect(parentOf(classify)).toBe(idOf(root));
+    expect(parentOf(answer)).toBe(idOf(root));
+    expect(classify.attributes).toMatchObject({
+      'switchboard.step': 1,
+      'switchboard.delta.set': ['intent'],
+      'switchboard.route.to': 'answer',
+      'switchboard.route.kind': 'conditional',
+      'switchboard.route.index': 0,
+      'switchboard.route.key': 'order',
+    });
+
+    const chats = named('chat scripted');
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) expect(parentOf(chat)).toBe(idOf(answer));
+    expect(chats[0]!.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'scripted',
+      'gen_ai.agent.name': 'support',
+      'gen_ai.usage.input_tokens': 10,
+      'gen_ai.usage.output_tokens': 3,
+    });
+    const toolSpan = one('execute_tool lookup');
+    expect(parentOf(toolSpan)).toBe(idOf(answer));
+    expect(toolSpan.attributes).toMatchObject({ 'gen_ai.tool.name': 'lookup' });
+    expect(toolSpan.status.code).toBe(SpanStatusCode.UNSET);
+
+    // Every span belongs to one trace, and children start no earlier than their parents.
+    expect(new Set(spans().map((s) => s.spanContext().traceId)).size).toBe(1);
+    const byId = new Map(spans().map((s) => [idOf(s), s]));
+    for (const span of spans()) {
+      const parent = byId.get(parentOf(span) ?? '');
+      if (parent !== undefined) expect(toMs(span.startTime)).toBeGreaterThanOrEqual(toMs(parent.startTime));
+    }
+    expect(spans()).toHaveLength(6);
+  });
+
+  it('makes a span for a subagent handoff inside the node that made it', async () => {
+    const { recorder, one } = tracing();
+    const weather = new Agent({ name: 'Weather', instructions: 'w', model: new ScriptedModel([{ text: 'Sunny.' }]) });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'subagent_weather', arguments: { task: 'Paris?' } }] }, { text: 'It is sunny.' }]);
+    const coordinator = new Agent({ name: 'coordinator', instructions: 'c', model, tools: [subagentTool(weather)] });
+    await new StateGraph({ name: 'delegating' }).addNode('delegate', new AgentNode(coordinator)).start('delegate').run('Paris?', { recorders: [recorder] });
+    const handoff = one('invoke_agent Weather');
+    expect(parentOf(handoff)).toBe(idOf(one('node delegate')));
+    expect(handoff.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'switchboard.handoff.status': 'completed', 'switchboard.handoff.attempts': 1 });
+    expect(parentOf(one('execute_tool subagent_weather'))).toBe(idOf(one('node delegate')));
+  });
+
+  it('marks failed nodes and runs as errors', async () => {
+    const { recorder, one } = tracing();
+    const graph = new StateGraph({ name: 'boom' })
+      .addNode('a', () => {
+        throw new Error('no luck');
+      })
+      .start('a');
+    await graph.run('x', { recorders: [recorder] });
+    expect(one('node a').status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'node "a" failed: no luck' });
+    expect(one('run boom').status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('gives each leg of a stored run its span, and replays stored events into the same tree', async () => {
+    const graph = new StateGraph({ name: 'approval' })
+      .addNode('draft', () => 'draft')
+      .addNode('approve', humanNode({ reason: 'approve it' }))
+      .addNode('finish', (ctx) => `done: ${String(ctx.get('humanReply'))}`)
+      .start('draft')
+      .addEdge('draft', 'approve')
+      .addEdge('approve', 'finish');
+    const live = tracing();
+    const first = await graph.run('x', { store, recorders: [live.recorder] });
+    expect(first.status).toBe('waiting');
+    await resumeRun(graph, first.runId, { reply: 'yes' }, { store, recorders: [live.recorder] });
+    const legs = live.named('run approval');
+    expect(legs).toHaveLength(2);
+    expect(legs.map((s) => s.attributes['switchboard.status']).sort()).toEqual(['completed', 'waiting']);
+    const approve = live.named('node approve');
+    expect(approve).toHaveLength(2);
+    expect(approve.find((s) => s.attributes['switchboard.waiting'] === true)).toBeDefined();
+    expect(approve.find((s) => s.attributes['switchboard.continued'] === true)?.attributes['switchboard.route.to']).toBe('finish');
+    const resumedLeg = legs.find((s) => s.attributes['switchboard.resume_cause'] === 'reply')!;
+    expect(parentOf(live.one('node finish'))).toBe(idOf(resumedLeg));
+
+    const replayed = tracing();
+    expect(await replayRun(store, first.runId, [replayed.recorder])).toBe((await store.listEvents(first.runId)).length);
+    expect(replayed.spans().map((s) => s.name).sort()).toEqual(live.spans().map((s) => s.name).sort());
+  });
+});
+
+function toMs([seconds, nanos]: [number, number]): number {
+  return seconds * 1000 + nanos / 1e6;
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { FUNCTION_MARKER, SequentialWorkflow, StateGraph, machineGraph, machineToJson, machineToMermaid, type MachineEdge } from '../../src/index.js';
+import { supportGraph } from '../fixtures/traceGraphs.js';
+
+const brief = (e: MachineEdge) => `${e.from}>${e.to}:${e.kind}${e.keys ? `[${e.keys.join(',')}]` : ''}${e.index === undefined ? '' : `#${e.index}`}`;
+
+describe('machineGraph', () => {
+  it('lists each node and its hops in the order the machine tries them', () => {
+    const shape = machineGraph(supportGraph());
+    expect(shape).toMatchObject({ graph: 'support', kind: 'graph', start: 'classify', maxSteps: 12 });
+    expect(shape.nodes.map((n) => `${n.id}:${n.kind}:${n.actor}`)).toEqual([
+      'classify:node:classify',
+      'rag:node:rag',
+      'tool.execute:node:tool%2Eexecute',
+      'human:human:null',
+      'review:node:review',
+    ]);
+    expect(shape.edges.filter((e) => e.from === 'classify').map(brief)).toEqual([
+      'classify>maxSteps:fuse',
+      'classify>failed:route-failed',
+      'classify>tool.execute:conditional[refund]#0',
+      'classify>rag:conditional[docs,faq]#0',
+      'classify>human:conditional[other]#0',
+      'classify>completed:conditional[done]#0',
+      'classify>completed:end',
+      'classify>failed:error',
+    ]);
+    // The third transition follows an unconditional one; the machine keeps neither it nor the end.
+    expect(shape.edges.filter((e) => e.from === 'tool.execute' && !['fuse', 'route-failed', 'error'].includes(e.kind))).toMatchObject([
+      { to: 'review', kind: 'transition', index: 0, conditional: true },
+      { to: 'rag', kind: 'transition', index: 1, conditional: false },
+    ]);
+    // A human node has no actor, so it cannot fail on its own.
+    expect(shape.edges.filter((e) => e.from === 'human').map((e) => e.kind)).toEqual(['fuse', 'route-failed', 'transition']);
+    // A router without a route map may return any node id or END.
+    expect(shape.edges.filter((e) => e.from === 'review' && e.kind === 'conditional').map((e) => e.keys![0])).toEqual([
+      'classify',
+      'rag',
+      'tool.execute',
+      'human',
+      'review',
+      '__end__',
+    ]);
+  });
+
+  it('keeps repeated ids of a sequential workflow apart by state key', () => {
+    const step = { name: 'echo', execute: () => 'x' };
+    const shape = machineGraph(new SequentialWorkflow({ name: 'seq' }).addNode(step).addNode(step));
+    expect(shape.maxSteps).toBeNull();
+    expect(shape.nodes.map((n) => n.key)).toEqual(['echo', 'echo~2']);
+    expect(shape.edges.filter((e) => e.kind === 'transition').map((e) => `${e.fromKey}>${e.toKey}`)).toEqual(['echo>echo~2']);
+  });
+});
+
+describe('machineToJson', () => {
+  it('keeps every state, actor, guard with its params and action, with functions marked', () => {
+    const json = machineToJson(supportGraph());
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+    expect(json).toMatchObject({ format: 'switchboard.machine', version: 1, id: 'support' });
+    expect(json.actors).toEqual(['classify', 'rag', 'tool%2Eexecute', 'review']);
+    expect(json.guards).toEqual(['fuseSpent', 'routeFailed', 'routedTo', 'validReply']);
+    expect(json.actions).toEqual(expect.arrayContaining(['startRun', 'enterNode', 'completeNode', 'failNode', 'enterWaiting', 'completeHuman', 'finish']));
+    const machine = json.machine as {
+      context: string;
+      initial: string;
+      states: Record<string, { invoke?: { id: string; src: string; input: string; onDone: Array<{ guard?: unknown; target: string }> }; states?: Record<string, { on?: object; always?: unknown[] }>; type?: string }>;
+    };
+    expect(machine.context).toBe(FUNCTION_MARKER);
+    expect(machine.initial).toBe('classify');
+    expect(Object.keys(machine.states)).toEqual(['classify', 'rag', 'tool%2Eexecute', 'human', 'review', 'completed', 'maxSteps', 'failed', 'cancelled']);
+    const classify = machine.states.classify!.invoke!;
+    expect(classify).toMatchObject({ id: 'classify', src: 'classify', input: FUNCTION_MARKER });
+    expect(classify.onDone[3]).toMatchObject({
+      guard: { type: 'routedTo', params: { entry: 1, kind: 'conditional', index: 0, to: 'rag', keys: ['docs', 'faq'] } },
+      target: '#support.rag',
+    });
+    expect(machine.states.human!.states!.waiting!.on).toMatchObject({ 'human.reply': { guard: 'validReply', target: 'routing' } });
+    expect(machine.states.completed).toMatchObject({ type: 'final' });
+  });
+});
+
+describe('machineToMermaid', () => {
+  it('draws a stateDiagram-v2 with route keys on conditional edges and labelled transitions', () => {
+    const text = machineToMermaid(supportGraph());
+    const lines = text.trimEnd().split('\n');
+    expect(lines[0]).toBe('stateDiagram-v2');
+    expect(lines).toContain('  direction TB');
+    expect(lines).toContain('  state "tool.execute" as n_tool_2Eexecute');
+    expect(lines).toContain('  [*] --> n_classify');
+    expect(lines).toContain('  n_classify --> n_tool_2Eexecute : refund');
+    expect(lines).toContain('  n_classify --> n_rag : docs | faq');
+    expect(lines).toContain('  n_classify --> completed : done');
+    expect(lines).toContain('  n_classify --> completed : no route (end)');
+    expect(lines).toContain('  n_tool_2Eexecute --> n_review : transition 0 (if)');
+    expect(lines).toContain('  n_tool_2Eexecute --> n_rag : transition 1');
+    expect(lines).toContain('  n_review --> completed : END');
+    expect(lines).toContain('  n_classify --> maxSteps : fuse (maxSteps)');
+    expect(lines).toContain('  n_classify --> failed : route failed / node failed');
+    expect(lines).toContain('  n_human --> failed : route failed');
+    expect(text).toContain('  state n_human {\n    [*] --> n_human_waiting\n    n_human_waiting --> n_human_routing : human.reply\n  }');
+    expect(lines).toContain('  note right of cancelled : any state on workflow.cancel');
+    // Every edge line names two declared states (or a final state) and has a label without raw separators.
+    const declared = new Set([...text.matchAll(/as (\S+)$/gm)].map((m) => m[1]).concat(['completed', 'maxSteps', 'failed', 'cancelled']));
+    for (const line of lines.filter((l) => l.includes(' --> ') && !l.includes('[*]') && !l.includes('_waiting'))) {
+      const [, from, to, label] = /^ {2}(\S+) --> (\S+) : (.+)$/.exec(line) ?? [];
+      expect(declared.has(from!) && declared.has(to!), line).toBe(true);
+      expect(label, line).not.toMatch(/[:;]/);
+    }
+  });
+
+  it('escapes ids and keys, takes a direction and can leave out the failure hops', () => {
+    const graph = new StateGraph({ name: 'odd' })
+      .addNode('a: "first"; #1', () => null)
+      .addNode('b', () => null)
+      .start('a: "first"; #1')
+      .addConditionalEdges('a: "first"; #1', () => 'x', { 'x:y;50%': 'b' });
+    const text = machineToMermaid(graph, { direction: 'LR', failures: false });
+    expect(text).toContain('  direction LR');
+    expect(text).toContain('state "a#58; #34;first#34;#59; #35;1" as n_a_');
+    expect(text).toContain(' --> n_b : x#58;y#59;50#37;');
+    expect(text).not.toContain('fuse');
+    expect(text).not.toContain('failed :');
+  });
+});
