@@ -36,7 +36,7 @@ describe('switchboard export', () => {
   it('explains an unknown graph or format', () => {
     const unknown = cli('export', 'nope');
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toContain('no graph named "nope" is registered; known: refund-approval [graph_definition]');
+    expect(unknown.stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval [graph_definition]');
     const format = cli('export', 'refund-approval', '--format', 'svg');
     expect(format.status).toBe(1);
     expect(format.stderr).toContain('--format must be json or mermaid; received "svg"');

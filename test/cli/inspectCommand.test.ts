@@ -9,7 +9,8 @@ import WebSocket from 'ws';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-inspect-cli-'));
 const FAKE_KEY = 'sk-fake-inspect-0123456789abcdefghij';
-const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: FAKE_KEY };
+// The key sits in the environment the way a real one would (not OPENAI_API_KEY, which would take the graph online).
+const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '', SUPPORT_API_KEY: FAKE_KEY };
 const children: Array<ChildProcessByStdio<null, Readable, Readable>> = [];
 
 afterEach(() => {
@@ -52,7 +53,9 @@ interface Message {
 describe('switchboard inspect', () => {
   it('serves the Stately inspector on 127.0.0.1 and a WebSocket viewer sees actor, event and snapshot messages of the run', async () => {
     const port = await freePort();
-    const args = ['bin/switchboard.js', '--db', join(dir, 'runs.db'), 'inspect', `Refund SO20261001 (key ${FAKE_KEY})`, '--port', String(port), '--reply', 'approved'];
+    // The customer-service machine (the default graph), on scenario 4: lookup, then refund.
+    const message = `Check order SO20261001 for me and see how much can still be refunded. (debug key ${FAKE_KEY})`;
+    const args = ['bin/switchboard.js', '--db', join(dir, 'runs.db'), 'inspect', message, '--port', String(port)];
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const started = await output(child, /Waiting for the viewer/);
@@ -80,11 +83,12 @@ describe('switchboard inspect', () => {
     const types = new Set(messages.map((m) => m.type));
     expect([...types].sort()).toEqual(['@xstate.actor', '@xstate.event', '@xstate.snapshot']);
     const actors = messages.filter((m) => m.type === '@xstate.actor').map((m) => m.name);
-    expect(actors).toEqual(expect.arrayContaining(['refund-approval', 'draft', 'finish']));
+    expect(actors).toEqual(expect.arrayContaining(['customer-service', 'classify', 'tool_plan', 'tool_execute', 'finish']));
     const events = messages.filter((m) => m.type === '@xstate.event').map((m) => m.event?.type);
-    expect(events).toEqual(expect.arrayContaining(['xstate.init', 'xstate.done.actor.draft', 'human.reply', 'xstate.done.actor.finish']));
+    expect(events).toEqual(expect.arrayContaining(['xstate.init', 'xstate.done.actor.classify', 'xstate.done.actor.tool_execute', 'xstate.done.actor.finish']));
+    expect(events.filter((e) => e === 'xstate.done.actor.tool_execute')).toHaveLength(2);
     const values = messages.filter((m) => m.type === '@xstate.snapshot').map((m) => m.snapshot?.value);
-    expect(values).toEqual(expect.arrayContaining([{ approve: 'waiting' }, 'completed']));
+    expect(values).toEqual(expect.arrayContaining(['tool_execute', 'completed']));
     expect(raw.join('\n')).not.toContain(FAKE_KEY);
 
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
