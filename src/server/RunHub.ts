@@ -59,13 +59,10 @@ export class RunHub implements EventSources {
   }
 
   /**
-   * The leg ended: its events are stored. Events a fenced leg could not store (a run cancelled
-   * while a node was in flight) are appended to the log so the history is complete; then the
-   * in-memory log is dropped and the subscribers re-read the store.
+   * The leg ended and its events are stored (a leg cancelled while a node was in flight stores its
+   * last events too): the in-memory log is dropped and the subscribers re-read the store.
    */
   async detach(runId: string): Promise<void> {
-    const log = this.#logs.get(runId);
-    if (log !== undefined) await this.#storeTail(runId, log).catch(() => undefined);
     this.#logs.delete(runId);
     this.poke(runId);
   }
@@ -92,18 +89,5 @@ export class RunHub implements EventSources {
     timer.unref();
     void subscription.sync();
     return subscription;
-  }
-
-  async #storeTail(runId: string, log: OutEvent[]): Promise<void> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const record = await this.store.getRun(runId);
-      if (record === null) return;
-      const stored = new Set((await this.store.listEvents(runId, { afterSeq: record.lastSeq })).map((e) => e.seq));
-      const tail = log.filter((e) => e.seq > record.lastSeq && !stored.has(e.seq));
-      if (tail.length === 0) return;
-      const events: StoredEvent[] = tail.map((e) => ({ runId, seq: e.seq, type: e.type, at: Number(e.data.at ?? Date.now()), data: e.data }));
-      const written = await this.store.updateRun(runId, record.version, { lastSeq: Math.max(record.lastSeq, ...tail.map((e) => e.seq)) }, events);
-      if (written !== null) return;
-    }
   }
 }

@@ -35,6 +35,8 @@ export class Checkpointer implements TraceRecorder {
   #chain: Promise<void> = Promise.resolve();
   #failure: unknown = null;
   #fenced = false;
+  /** The run was cancelled by someone else: only events are still written. */
+  #eventsOnly = false;
   #timer: NodeJS.Timeout;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
@@ -102,12 +104,23 @@ export class Checkpointer implements TraceRecorder {
     this.#chain = this.#chain.then(async () => {
       if (this.#fenced || this.#failure !== null) return;
       try {
-        const next = await this.#store.updateRun(this.#runId, this.#version, { ...patch, lastSeq }, events);
+        let next = await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? { lastSeq } : { ...patch, lastSeq }, events);
         if (next === null) {
-          this.#fenced = true;
-          clearInterval(this.#timer);
-          this.#options.onFenced(await this.#store.getRun(this.#runId));
-          return;
+          const current = await this.#store.getRun(this.#runId);
+          if (current?.status === 'cancelled' && !this.#eventsOnly) {
+            // Cancelled by `cancelRun` (here or in another process): the run stops, but its last
+            // events (node.cancelled, run.completed) still go to the log, and nothing else changes.
+            this.#eventsOnly = true;
+            clearInterval(this.#timer);
+            this.#options.onFenced(current);
+            next = await this.#store.updateRun(this.#runId, current.version, { lastSeq }, events);
+          }
+          if (next === null) {
+            this.#fenced = true;
+            clearInterval(this.#timer);
+            if (!this.#eventsOnly) this.#options.onFenced(current);
+            return;
+          }
         }
         this.#version = next;
       } catch (error) {
@@ -117,7 +130,7 @@ export class Checkpointer implements TraceRecorder {
   }
 
   async #renew(): Promise<void> {
-    if (this.#fenced) return;
+    if (this.#fenced || this.#eventsOnly) return;
     await this.#store.renewLease(this.#runId, this.#options.owner, this.#options.clock.now() + this.#options.leaseMs).catch(() => false);
   }
 }

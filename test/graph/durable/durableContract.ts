@@ -106,6 +106,10 @@ export function durableContract(label: string, makeTarget: () => StoreTarget): v
       const run = await pending;
       expect(run.status).toBe('cancelled');
       expect((await store.getRun(run.runId))!.status).toBe('cancelled');
+      // The run's last events still reach the log after the cancellation won the compare-and-set.
+      const stored = await store.listEvents(run.runId);
+      expect(stored.map((e) => e.type).slice(-2)).toEqual(['node.cancelled', 'run.completed']);
+      expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
     });
 
     it('fails a run whose state cannot be stored, naming the key', async () => {
