@@ -1,4 +1,4 @@
-import type { RunStore, StoredEvent } from '../persistence/RunStore.js';
+import type { RunStore } from '../persistence/RunStore.js';
 import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
 import { secretValues } from '../trace/redact.js';
 import { liveOutEvent, type OutEvent } from './OutEvent.js';

@@ -18,19 +18,23 @@ const POOL_SIZE = 8 * 512;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
 
-/** A new 16-hex-digit span id (the OpenTelemetry format). */
-export function newSpanId(): string {
-  if (offset + 8 > POOL_SIZE) {
+function randomHex(bytes: number): string {
+  if (offset + bytes > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     offset = 0;
   }
-  offset += 8;
-  return pool.toString('hex', offset - 8, offset);
+  offset += bytes;
+  return pool.toString('hex', offset - bytes, offset);
+}
+
+/** A new 16-hex-digit span id (the OpenTelemetry format). */
+export function newSpanId(): string {
+  return randomHex(8);
 }
 
 /** A new 32-hex-digit trace id (the OpenTelemetry format). */
 export function newTraceId(): string {
-  return randomBytes(16).toString('hex');
+  return randomHex(16);
 }
 
 /** The trace of a top-level run, or of a child run started from `parent`'s span `fromSpanId`. */
