@@ -11,7 +11,8 @@ import {
   type ModelClient,
   type WorkflowEvent,
 } from '../../src/index.js';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/index.js';
+import type { FakeOpenAIServer } from '../../src/testing/index.js';
+import { useFakeOpenAIServer } from '../support/useFakeOpenAIServer.js';
 
 /** ai4j's weather cookbook: a router agent picks the route, a weather agent answers with a tool. */
 function weatherGraph(model: ModelClient, cities: string[] = []) {
@@ -102,12 +103,10 @@ describe('a router agent → weather agent graph', () => {
   });
 
   describe('through the fake OpenAI server', () => {
+    const fake = useFakeOpenAIServer();
     let server: FakeOpenAIServer;
-    beforeEach(async () => {
-      server = await startFakeOpenAIServer();
-    });
-    afterEach(async () => {
-      await server.close();
+    beforeEach(() => {
+      server = fake();
     });
 
     const script = () =>

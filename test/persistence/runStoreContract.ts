@@ -1,20 +1,18 @@
-import { describe, expect, it, afterEach, beforeEach } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunStore, StoredEvent } from '../../src/index.js';
-import type { StoreTarget } from './storeTargets.js';
+import { useStoreTarget, type StoreTarget } from './storeTargets.js';
 
 const ev = (runId: string, seq: number, type = 'node.started'): StoredEvent => ({ runId, seq, type, at: 1000 + seq, data: { type, seq, runId } });
 
 /** The behaviour every RunStore must have; runs once per implementation. */
 export function runStoreContract(label: string, makeTarget: () => StoreTarget): void {
   describe(`${label}: RunStore contract`, () => {
+    const current = useStoreTarget(makeTarget);
     let target: StoreTarget;
     let store: RunStore;
     beforeEach(() => {
-      target = makeTarget();
+      target = current();
       store = target.store;
-    });
-    afterEach(async () => {
-      await target.close();
     });
 
     const newRun = (runId: string) =>

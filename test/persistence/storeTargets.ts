@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterEach, beforeEach } from 'vitest';
 import { PostgresRunStore, SqliteRunStore, type RunStore } from '../../src/index.js';
 
 /** A store under test, with a way to read every byte it holds and the env a child process needs to reach it. */
@@ -49,5 +50,21 @@ export function postgresTarget(): StoreTarget {
       }
     },
     close: () => store.close(),
+  };
+}
+
+/** A fresh store target for each test of the enclosing `describe`, closed after it. */
+export function useStoreTarget(makeTarget: () => StoreTarget): () => StoreTarget {
+  let target: StoreTarget | undefined;
+  beforeEach(() => {
+    target = makeTarget();
+  });
+  afterEach(async () => {
+    await target?.close();
+    target = undefined;
+  });
+  return () => {
+    if (target === undefined) throw new Error('useStoreTarget(): the store exists only inside a test');
+    return target;
   };
 }

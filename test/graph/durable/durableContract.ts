@@ -1,20 +1,18 @@
-import { describe, expect, it, afterEach, beforeEach } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { StateGraph, cancelRun, resumeRun, RunStateError, type RunStore, type WorkflowEvent } from '../../../src/index.js';
 import { approvalGraph } from '../../fixtures/durableGraphs.js';
-import type { StoreTarget } from '../../persistence/storeTargets.js';
+import { useStoreTarget, type StoreTarget } from '../../persistence/storeTargets.js';
 import { runChild } from './childProcess.js';
 
 /** Durable-run behaviour every store must support: checkpoints, waiting, resume, cancel, recovery rules. */
 export function durableContract(label: string, makeTarget: () => StoreTarget): void {
   describe(`${label}: durable runs`, () => {
+    const current = useStoreTarget(makeTarget);
     let target: StoreTarget;
     let store: RunStore;
     beforeEach(() => {
-      target = makeTarget();
+      target = current();
       store = target.store;
-    });
-    afterEach(async () => {
-      await target.close();
     });
 
     it('checkpoints every step before the next node starts, and stores every event', async () => {

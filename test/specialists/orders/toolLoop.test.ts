@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { END, OfflineModel, OpenAIChatModel, StateGraph, humanNode, tool, type ModelClient, type WorkflowEvent } from 'switchboard';
-import { ScriptedModel, startFakeOpenAIServer, type FakeOpenAIServer } from 'switchboard/testing';
+import { ScriptedModel, type FakeOpenAIServer } from 'switchboard/testing';
 import { ToolObservation, handoffOf, ordersGraph, toolExecuteNode, toolPlanNode, toolPlanRouter } from '../../../specialists/index.js';
+import { useFakeOpenAIServer } from '../../support/useFakeOpenAIServer.js';
 
 const NOW = Date.parse('2026-10-10T08:00:00Z');
 const clock = { now: () => NOW };
@@ -188,12 +189,10 @@ describe('the tool loop with an injected model', () => {
   });
 
   describe('through the fake OpenAI server', () => {
+    const fake = useFakeOpenAIServer();
     let server: FakeOpenAIServer;
-    beforeEach(async () => {
-      server = await startFakeOpenAIServer();
-    });
-    afterEach(async () => {
-      await server.close();
+    beforeEach(() => {
+      server = fake();
     });
 
     it('visits tool_execute twice and answers with the estimate', async () => {

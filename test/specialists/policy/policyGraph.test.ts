@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OfflineModel, OpenAIChatModel, type WorkflowEvent } from 'switchboard';
-import { ScriptedModel, startFakeOpenAIServer, type FakeOpenAIServer } from 'switchboard/testing';
+import { ScriptedModel, type FakeOpenAIServer } from 'switchboard/testing';
 import { PolicyReview, citesOnlyRetrieved, policyGraph, reviewPolicyDraft } from '../../../specialists/index.js';
+import { useFakeOpenAIServer } from '../../support/useFakeOpenAIServer.js';
 
 const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
 
@@ -103,12 +104,10 @@ describe('policyGraph with an injected model', () => {
   });
 
   describe('through the fake OpenAI server', () => {
+    const fake = useFakeOpenAIServer();
     let server: FakeOpenAIServer;
-    beforeEach(async () => {
-      server = await startFakeOpenAIServer();
-    });
-    afterEach(async () => {
-      await server.close();
+    beforeEach(() => {
+      server = fake();
     });
 
     it('sends the question and the passages with their ids, and accepts a cited answer', async () => {

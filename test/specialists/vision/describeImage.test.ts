@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OfflineModel, OpenAIChatModel, ToolError } from 'switchboard';
-import { startFakeOpenAIServer, type FakeOpenAIServer } from 'switchboard/testing';
+import type { FakeOpenAIServer } from 'switchboard/testing';
 import { UNRECOGNIZED_TEXT, VISION_FIXTURES_DIR, describeImage, drawLedImage, encodePng } from '../../../specialists/index.js';
+import { useFakeOpenAIServer } from '../../support/useFakeOpenAIServer.js';
 
 const E02 = readFileSync(`${VISION_FIXTURES_DIR}e02-red-led.png`);
 
@@ -31,12 +32,10 @@ describe('describeImage offline', () => {
 });
 
 describe('describeImage with a vision model (fake OpenAI server)', () => {
+  const fake = useFakeOpenAIServer();
   let server: FakeOpenAIServer;
-  beforeEach(async () => {
-    server = await startFakeOpenAIServer();
-  });
-  afterEach(async () => {
-    await server.close();
+  beforeEach(() => {
+    server = fake();
   });
 
   it('sends the picture as an image_url data URL and reads the fault code from the answer', async () => {
