@@ -16,8 +16,18 @@ const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
 /** One cheap test that says whether any of the text patterns above except the blob can match. */
 const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|sk-/i;
 const HAS_BLOB = /[A-Za-z0-9+/]{256}/;
-/** Whether any of the text patterns can match (the blob pattern only in long strings). */
-const suspect = (text: string): boolean => SUSPECT.test(text) || (text.length >= 256 && HAS_BLOB.test(text));
+/**
+ * How much a scrub removes. Everything that leaves a run also loses base64 blobs (file content
+ * pasted as text); a stored snapshot keeps them, since it must restore the state exactly and a
+ * long base64-looking value (a hash list, a token-free document) is data, not a secret.
+ */
+export interface ScrubOptions {
+  /** Replace runs of 256+ base64 characters with `[binary]` (default true). */
+  blobs?: boolean;
+}
+
+/** Whether any of the text patterns can match (the blob pattern only in long strings, and only when asked). */
+const suspect = (text: string, blobs: boolean): boolean => SUSPECT.test(text) || (blobs && text.length >= 256 && HAS_BLOB.test(text));
 
 /** Secret-looking keys seen so far (keys repeat in every event, the regular expression need not). */
 const keyVerdicts = new Map<string, boolean>();
@@ -39,10 +49,10 @@ export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
 }
 
 /** True when a string holds a secret value, an inline image, a base64 blob or a credential. */
-export function stringNeedsScrub(text: string, secrets: readonly string[]): boolean {
+export function stringNeedsScrub(text: string, secrets: readonly string[], options: ScrubOptions = {}): boolean {
   if (text.length < 8) return false;
   for (const secret of secrets) if (text.includes(secret)) return true;
-  return suspect(text);
+  return suspect(text, options.blobs ?? true);
 }
 
 /**
@@ -51,13 +61,14 @@ export function stringNeedsScrub(text: string, secrets: readonly string[]): bool
  * `sk-…` keys. Most strings hold none of them and are returned after one substring test per
  * secret and one regular-expression test.
  */
-export function scrubString(text: string, secrets: readonly string[]): string {
+export function scrubString(text: string, secrets: readonly string[], options: ScrubOptions = {}): string {
   if (text.length < 8) return text;
+  const blobs = options.blobs ?? true;
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-  if (!suspect(out)) return out;
+  if (!suspect(out, blobs)) return out;
   if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
-  if (out.length >= 256) out = out.replace(BASE64_BLOB, '[binary]');
+  if (blobs && out.length >= 256) out = out.replace(BASE64_BLOB, '[binary]');
   out = out.replace(AUTH_SCHEME, `$1 ${REDACTED}`);
   out = out.replace(KEY_ASSIGNMENT, `$1$2${REDACTED}`);
   return out.replace(SK_KEY, REDACTED);
@@ -117,19 +128,25 @@ export function redactForOutput(value: unknown, secrets: readonly string[] = sec
  * True when a JSON value contains, in any string, something {@link scrubString} would replace.
  * Snapshots are checked with this and scrubbed only when needed, since most contain nothing.
  */
-export function containsSecret(value: unknown, secrets: readonly string[]): boolean {
-  if (typeof value === 'string') return stringNeedsScrub(value, secrets);
+export function containsSecret(value: unknown, secrets: readonly string[], options: ScrubOptions = {}): boolean {
+  if (typeof value === 'string') return stringNeedsScrub(value, secrets, options);
   if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsSecret(v, secrets));
-  return Object.values(value).some((v) => containsSecret(v, secrets));
+  if (Array.isArray(value)) return value.some((v) => containsSecret(v, secrets, options));
+  return Object.values(value).some((v) => containsSecret(v, secrets, options));
 }
 
 /** A copy of a JSON value with every string scrubbed (keys and structure kept, so it can be restored). */
-export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
-  if (typeof value === 'string') return scrubString(value, secrets) as T;
+export function scrubSecrets<T>(value: T, secrets: readonly string[], options: ScrubOptions = {}): T {
+  if (typeof value === 'string') return scrubString(value, secrets, options) as T;
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => scrubSecrets(v, secrets)) as T;
+  if (Array.isArray(value)) return value.map((v) => scrubSecrets(v, secrets, options)) as T;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrubSecrets(v, secrets);
+  for (const [k, v] of Object.entries(value)) out[k] = scrubSecrets(v, secrets, options);
   return out as T;
+}
+
+/** A persisted snapshot as it may be stored: secrets and inline images scrubbed, everything else exact. */
+export function storableSnapshot<T>(snapshot: T, secrets: readonly string[]): T {
+  const options = { blobs: false };
+  return containsSecret(snapshot, secrets, options) ? scrubSecrets(snapshot, secrets, options) : snapshot;
 }

@@ -1,6 +1,6 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
-import { containsSecret, scrubSecrets, scrubString } from '../../trace/redact.js';
+import { scrubString, storableSnapshot } from '../../trace/redact.js';
 import { assertJson } from '../assertJson.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { Clock } from '../RunOptions.js';
@@ -76,7 +76,7 @@ export class Checkpointer implements TraceRecorder {
     const context = actor.getSnapshot().context;
     const status: StoredRunStatus = context.status;
     const secrets = this.#options.secrets;
-    const stored = containsSecret(snapshot, secrets) ? scrubSecrets(snapshot, secrets) : snapshot;
+    const stored = storableSnapshot(snapshot, secrets);
     const live = status === 'running';
     const text = (value: string | null | undefined) => (value === null || value === undefined ? null : scrubString(value, secrets));
     this.#enqueue({

@@ -14,7 +14,7 @@ import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
-import { containsSecret, scrubSecrets, secretValues } from '../../trace/redact.js';
+import { secretValues, storableSnapshot } from '../../trace/redact.js';
 
 let processOwner: string | null = null;
 
@@ -24,11 +24,6 @@ export function defaultOwner(): string {
   return processOwner;
 }
 
-/** The initial snapshot as every later checkpoint stores it: secrets and inline images scrubbed. */
-function storableSnapshot(snapshot: unknown): unknown {
-  const secrets = secretValues();
-  return containsSecret(snapshot, secrets) ? scrubSecrets(snapshot, secrets) : snapshot;
-}
 
 /**
  * Starts a stored run: the run row is created with the initial snapshot (so even a crash before
@@ -70,7 +65,7 @@ export async function runDurable(
     status: 'running',
     owner,
     leaseExpiresAt: clock.now() + leaseMs,
-    snapshot: storableSnapshot(actor.getPersistedSnapshot()),
+    snapshot: storableSnapshot(actor.getPersistedSnapshot(), secretValues()),
   });
   runtime.removeRecorder(early);
   return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early.events });

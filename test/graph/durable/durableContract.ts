@@ -165,6 +165,8 @@ export function durableContract(label: string, makeTarget: () => StoreTarget): v
         .addEdge('a', 'a');
       const run = await graph.run('x', { store });
       expect(run.steps).toBe(200);
+      // The stored state is exact: a long value that merely looks like base64 is data, and is kept.
+      expect((await store.getRun(run.runId))!.snapshot).toMatchObject({ context: { state: { big } } });
       const size = await store.sizeOf(run.runId);
       // One snapshot (the 10 KB value once, plus the path), and small events per step.
       expect(size.snapshotBytes).toBeLessThan(10_000 + 200 * 8 + 3_000);
