@@ -2,14 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { PostgresRunStore } from '../../src/index.js';
 import { runStoreContract } from './runStoreContract.js';
 import { durableContract } from '../graph/durable/durableContract.js';
-import { PG_URL, postgresTarget } from './storeTargets.js';
+import { postgresTarget } from './storeTargets.js';
 
-if (PG_URL === undefined) {
-  // .ci/run always starts a server and sets the URL; a developer machine may not have one.
-  console.warn('PostgresRunStore tests skipped: set SWITCHBOARD_TEST_DATABASE_URL (see .ci/postgres.sh) to run them');
-}
-
-describe.runIf(PG_URL !== undefined)('PostgresRunStore', () => {
+describe('PostgresRunStore', () => {
   runStoreContract('PostgresRunStore', postgresTarget);
   durableContract('PostgresRunStore', postgresTarget);
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, inject } from 'vitest';
 import { PostgresRunStore, SqliteRunStore, type RunStore } from '../../src/index.js';
 
 /** A store under test, with a way to read every byte it holds and the env a child process needs to reach it. */
@@ -15,8 +15,11 @@ export interface StoreTarget {
   close(): Promise<void>;
 }
 
-/** The PostgreSQL server the tests use: `.ci/run` always sets it. */
-export const PG_URL = process.env.SWITCHBOARD_TEST_DATABASE_URL;
+/**
+ * The PostgreSQL server the tests use: SWITCHBOARD_TEST_DATABASE_URL (`.ci/run` sets it) or, without
+ * it, the embedded server test/support/globalSetup.ts starts for the run. Always set.
+ */
+export const PG_URL: string = inject('postgresUrl');
 
 export function sqliteTarget(): StoreTarget {
   const dir = mkdtempSync(join(tmpdir(), 'sb-store-'));
@@ -34,10 +37,10 @@ let schemaCounter = 0;
 
 export function postgresTarget(): StoreTarget {
   const schema = `t_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
-  const store = new PostgresRunStore({ url: PG_URL!, schema, max: 4 });
+  const store = new PostgresRunStore({ url: PG_URL, schema, max: 4 });
   return {
     store,
-    env: { SWITCHBOARD_DATABASE_URL: PG_URL!, SWITCHBOARD_DATABASE_SCHEMA: schema, SWITCHBOARD_DB: '' },
+    env: { SWITCHBOARD_DATABASE_URL: PG_URL, SWITCHBOARD_DATABASE_SCHEMA: schema, SWITCHBOARD_DB: '' },
     dump: async () => {
       const client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${schema}` });
       await client.connect();
