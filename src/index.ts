@@ -185,14 +185,22 @@ export { OfflineModel, type OfflineModelOptions } from './model/OfflineModel.js'
 /** An agent's offline rule: what it receives and may answer. */
 export { OfflineReply, type OfflineRule, type OfflineConversation, type OfflineToolResult } from './model/OfflineRule.js';
 /** OpenAIChatModel when OPENAI_API_KEY is set, else OfflineModel. */
-export { createModelFromEnv, DEFAULT_MODEL } from './model/createModelFromEnv.js';
+export { createModelFromEnv, DEFAULT_MODEL, type ModelFromEnvOptions } from './model/createModelFromEnv.js';
+/** Default time and retry limits of model calls, and the parser of their environment variables. */
+export {
+  DEFAULT_MODEL_TIMEOUT_MS,
+  DEFAULT_MODEL_IDLE_TIMEOUT_MS,
+  DEFAULT_MODEL_MAX_RETRIES,
+  modelLimitsFromEnv,
+  type ModelLimits,
+} from './model/modelLimits.js';
 
 /** An agent, tool, model or handoff policy was configured wrongly. */
 export { AgentDefinitionError } from './errors/AgentDefinitionError.js';
 /** An agent run did not produce the answer a graph node needed (max iterations, failed repair, cancelled, busy session). */
 export { AgentRunError, type AgentRunErrorCode } from './errors/AgentRunError.js';
-/** A model call failed after the client's retries, or was rejected. */
-export { ModelError, type ModelErrorCode } from './errors/ModelError.js';
+/** A model call failed after the client's retries, timed out, or was rejected. */
+export { ModelError, type ModelErrorCode, type ModelTimeoutLimit } from './errors/ModelError.js';
 /** A tool call failed; tools may throw it to say whether a retry can help. */
 export { ToolError, type ToolErrorCode } from './errors/ToolError.js';
 /** A subagent handoff was denied, failed or timed out. */

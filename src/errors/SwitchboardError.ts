@@ -32,6 +32,8 @@ export type SwitchboardErrorCode =
   | 'model_error'
   | 'rate_limited'
   | 'model_retries_exhausted'
+  | 'timeout'
+  | 'structured_output_invalid'
   | 'tool_failed'
   | 'tool_timeout'
   | 'tool_not_allowed'

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { ChatCompletionChunkWire, ChatCompletionWire, type UsageWire } from './ChatCompletionWire.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './ModelClient.js';
 import type { ModelMessage, ModelResponse, ModelUsage } from './ModelMessage.js';
+import { CallDeadline } from './CallDeadline.js';
+import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS, MAX_MODEL_RETRIES, MAX_TIMEOUT_MS, modelLimitsFromEnv } from './modelLimits.js';
 import { ToolCallAssembler } from './ToolCallAssembler.js';
 import { describeEndpoint, toModelError, type ModelCallInfo } from './toModelError.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
@@ -20,10 +22,19 @@ export interface OpenAIChatModelOptions {
   baseURL?: string;
   /** Default: `OPENAI_API_KEY`; a local server given by `baseURL` may need none. */
   apiKey?: string;
-  /** Retries of 408/409/429/5xx and connection failures by the SDK (default 2). */
+  /** Retries of 408/409/429/5xx and connection failures by the SDK (default `SWITCHBOARD_MODEL_MAX_RETRIES` or 2, at most 10). */
   maxRetries?: number;
-  /** Per-request timeout in milliseconds (SDK default: 10 minutes). */
+  /**
+   * The longest a whole call may take in milliseconds, retries and back-off included (default
+   * `SWITCHBOARD_MODEL_TIMEOUT_MS` or 60 000). Past it the call fails with a `ModelError` of code `timeout`.
+   */
   timeoutMs?: number;
+  /**
+   * The longest wait between two streamed chunks in milliseconds, counted from the response's
+   * headers (default `SWITCHBOARD_MODEL_IDLE_TIMEOUT_MS` or 30 000). A stream that stalls longer
+   * fails with a `ModelError` of code `timeout`.
+   */
+  idleTimeoutMs?: number;
   /** Sampling temperature, passed through when set. */
   temperature?: number;
   /** Ask for usage in streamed responses (`stream_options.include_usage`, default true); turn off for servers that reject it. */
@@ -35,8 +46,9 @@ const Options = z.object({
   client: z.instanceof(OpenAI).optional(),
   baseURL: z.url({ protocol: /^https?$/, error: 'baseURL must be an absolute http(s) URL such as "http://127.0.0.1:11434/v1"' }).optional(),
   apiKey: z.string().min(1, 'apiKey must not be empty; omit it to use OPENAI_API_KEY').optional(),
-  maxRetries: z.number().int().min(0).max(10).optional(),
-  timeoutMs: z.number().int().positive().optional(),
+  maxRetries: z.number().int().min(0).max(MAX_MODEL_RETRIES).optional(),
+  timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
+  idleTimeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
   temperature: z.number().min(0).max(2).optional(),
   streamUsage: z.boolean().optional(),
 });
@@ -84,7 +96,9 @@ function toWireMessage(message: ModelMessage): ChatCompletionMessageParam {
  * A `ModelClient` on the `openai` package's chat completions API, for OpenAI and every server that
  * speaks it (DeepSeek, vLLM, Ollama…). Streaming assembles tool-call fragments. The SDK retries
  * 408/409/429/5xx and connection failures `maxRetries` times; after that a `ModelError`
- * (`rate_limited` or `model_retries_exhausted`) says so, without the key.
+ * (`rate_limited` or `model_retries_exhausted`) says so, without the key. Every call is bounded:
+ * `timeoutMs` for the whole call and `idleTimeoutMs` between streamed chunks, each ending the call
+ * with a `ModelError` of code `timeout` that names the limit.
  *
  * @example
  * const model = new OpenAIChatModel({ model: 'llama3.1', baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'ollama' });
@@ -96,13 +110,23 @@ export class OpenAIChatModel implements ModelClient {
   readonly #info: ModelCallInfo;
   readonly #temperature: number | undefined;
   readonly #streamUsage: boolean;
+  /** The limit of a whole call, retries included, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The longest wait between streamed chunks, in milliseconds. */
+  readonly idleTimeoutMs: number;
 
   constructor(options: OpenAIChatModelOptions) {
     const parsed = Options.safeParse(options);
     if (!parsed.success) {
       throw new AgentDefinitionError(`new OpenAIChatModel(): ${formatZodError(parsed.error)}`);
     }
-    const { model, client, baseURL, apiKey, maxRetries, timeoutMs, temperature, streamUsage } = parsed.data;
+    const { model, client, baseURL, apiKey, temperature, streamUsage } = parsed.data;
+    // The environment fills only the limits the options leave out, so a value given here wins over a bad variable.
+    const unset = (['timeoutMs', 'idleTimeoutMs', 'maxRetries'] as const).filter((key) => parsed.data[key] === undefined);
+    const fromEnv = modelLimitsFromEnv(process.env, unset);
+    const timeoutMs = parsed.data.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+    const idleTimeoutMs = parsed.data.idleTimeoutMs ?? fromEnv.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS;
+    const maxRetries = parsed.data.maxRetries ?? fromEnv.maxRetries ?? (client === undefined ? DEFAULT_MODEL_MAX_RETRIES : client.maxRetries);
     if (client === undefined) {
       const key = apiKey ?? process.env['OPENAI_API_KEY'] ?? (baseURL !== undefined ? 'no-key' : undefined);
       if (key === undefined || key === '') {
@@ -113,8 +137,9 @@ export class OpenAIChatModel implements ModelClient {
       this.#client = new OpenAI({
         apiKey: key,
         ...(baseURL === undefined ? {} : { baseURL }),
-        ...(maxRetries === undefined ? {} : { maxRetries }),
-        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+        maxRetries,
+        // One attempt never needs longer than the whole call may take.
+        timeout: timeoutMs,
       });
     } else {
       this.#client = client;
@@ -123,24 +148,28 @@ export class OpenAIChatModel implements ModelClient {
     this.name = `openai:${model}`;
     this.#temperature = temperature;
     this.#streamUsage = streamUsage ?? true;
+    this.timeoutMs = timeoutMs;
+    this.idleTimeoutMs = idleTimeoutMs;
     this.#info = {
       model,
       endpoint: describeEndpoint(this.#client.baseURL),
-      maxRetries: maxRetries ?? this.#client.maxRetries,
+      maxRetries,
       secret: this.#client.apiKey ?? undefined,
     };
   }
 
   /** One chat completion. */
   async complete(request: ModelRequest): Promise<ModelResponse> {
+    const deadline = this.#deadline(request);
     let raw: unknown;
     try {
-      raw = await this.#client.chat.completions.create(
-        { ...this.#body(request), stream: false },
-        { signal: request.signal ?? null, maxRetries: this.#info.maxRetries },
+      raw = await deadline.race(
+        this.#client.chat.completions.create({ ...this.#body(request), stream: false }, { signal: deadline.signal, maxRetries: this.#info.maxRetries }),
       );
     } catch (error) {
-      throw toModelError(error, this.#info);
+      throw this.#failure(error, deadline, request, 0);
+    } finally {
+      deadline.dispose();
     }
     const parsed = ChatCompletionWire.safeParse(raw);
     if (!parsed.success) throw this.#unreadable(parsed.error);
@@ -163,12 +192,22 @@ export class OpenAIChatModel implements ModelClient {
     let finishReason: string | null = null;
     let id: string | undefined;
     let chunks = 0;
+    const deadline = this.#deadline(request);
+    let iterator: AsyncIterator<unknown> | undefined;
     try {
-      const stream = await this.#client.chat.completions.create(
-        { ...this.#body(request), stream: true, ...(this.#streamUsage ? { stream_options: { include_usage: true } } : {}) },
-        { signal: request.signal ?? null, maxRetries: this.#info.maxRetries },
+      const stream = await deadline.race(
+        this.#client.chat.completions.create(
+          { ...this.#body(request), stream: true, ...(this.#streamUsage ? { stream_options: { include_usage: true } } : {}) },
+          { signal: deadline.signal, maxRetries: this.#info.maxRetries },
+        ),
       );
-      for await (const raw of stream) {
+      iterator = stream[Symbol.asyncIterator]();
+      for (;;) {
+        deadline.startIdle();
+        const step = await deadline.race(iterator.next());
+        deadline.stopIdle();
+        if (step.done) break;
+        const raw = step.value;
         const parsed = ChatCompletionChunkWire.safeParse(raw);
         if (!parsed.success) throw this.#unreadable(parsed.error);
         chunks += 1;
@@ -185,8 +224,13 @@ export class OpenAIChatModel implements ModelClient {
           for (const delta of choice.delta?.tool_calls ?? []) assembler.add(delta);
         }
       }
+      iterator = undefined;
     } catch (error) {
-      throw toModelError(error, this.#info);
+      throw this.#failure(error, deadline, request, chunks);
+    } finally {
+      deadline.dispose();
+      // A stream left early (an error, a timeout, a consumer that stopped) releases its connection.
+      if (iterator !== undefined) void Promise.resolve(iterator.return?.()).catch(() => {});
     }
     const response: ModelResponse = {
       text: sawText ? text : null,
@@ -213,6 +257,31 @@ export class OpenAIChatModel implements ModelClient {
       body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     }
     return body;
+  }
+
+  #deadline(request: ModelRequest): CallDeadline {
+    return new CallDeadline({ signal: request.signal, timeoutMs: this.timeoutMs, idleTimeoutMs: this.idleTimeoutMs });
+  }
+
+  /** The `ModelError` for what a call threw: a limit that expired, the caller's abort, or what the SDK said. */
+  #failure(error: unknown, deadline: CallDeadline, request: ModelRequest, chunks: number): ModelError {
+    const who = `model "${this.model}" at ${this.#info.endpoint}`;
+    if (deadline.expired === 'timeoutMs') {
+      return new ModelError(
+        `${who} did not finish within ${this.timeoutMs} ms (timeoutMs, retries included); ` +
+          'raise it with the timeoutMs option or SWITCHBOARD_MODEL_TIMEOUT_MS, or check that the server answers',
+        { code: 'timeout', limit: 'timeoutMs', cause: error },
+      );
+    }
+    if (deadline.expired === 'idleTimeoutMs') {
+      return new ModelError(
+        `${who} stopped streaming: no chunk for ${this.idleTimeoutMs} ms after ${chunks} chunk${chunks === 1 ? '' : 's'} (idleTimeoutMs); ` +
+          'raise it with the idleTimeoutMs option or SWITCHBOARD_MODEL_IDLE_TIMEOUT_MS, or check the server',
+        { code: 'timeout', limit: 'idleTimeoutMs', cause: error },
+      );
+    }
+    if (request.signal?.aborted && !(error instanceof ModelError)) return toModelError(new OpenAI.APIUserAbortError(), this.#info);
+    return toModelError(error, this.#info);
   }
 
   #unreadable(error: z.ZodError): ModelError {

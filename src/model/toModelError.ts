@@ -43,6 +43,13 @@ export function toModelError(error: unknown, info: ModelCallInfo): ModelError {
   if (error instanceof OpenAI.APIUserAbortError) {
     return new ModelError(`the call to ${who} was aborted`, { code: 'model_error', fault: 'user', retryable: false, cause: error });
   }
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError(
+      `${who} did not answer in time on any of ${tries} (the client's own per-attempt timeout); ` +
+        'raise the timeout of the OpenAI client you passed, or pass none and set timeoutMs',
+      { code: 'timeout', limit: 'timeoutMs', attempts, cause: error },
+    );
+  }
   if (error instanceof OpenAI.APIConnectionError) {
     return new ModelError(
       `could not reach ${who} after ${tries}: ${redactSecrets(error.message, info.secret)}; ` +

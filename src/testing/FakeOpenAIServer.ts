@@ -11,6 +11,13 @@ export interface FakeAnswer {
   argumentChunkSize?: number;
   /** Serve this reply this many times (default 1). */
   repeat?: number;
+  /**
+   * Never finish this reply: `'headers'` sends nothing at all; `'body'` sends the headers and part
+   * of the body (streamed: the first `stallAfterChunks` chunks) and then holds the connection open.
+   */
+  stall?: 'headers' | 'body';
+  /** With `stall: 'body'` on a streamed reply: how many chunks are sent first (default 2). */
+  stallAfterChunks?: number;
 }
 
 /** A scripted HTTP error. 429 and 5xx carry `retry-after-ms: 1` so the SDK retries without waiting. */
@@ -153,16 +160,26 @@ export async function startFakeOpenAIServer(replies: FakeReply[] = []): Promise<
         sendJson(res, reply.status, { error: { message: reply.message ?? `fake failure ${reply.status}`, type: 'fake_error' } }, { ...retryHint, ...reply.headers });
         return;
       }
+      // A stalled reply is left open; close() ends its connection.
+      if (reply.stall === 'headers') return;
       const model = typeof body['model'] === 'string' ? body['model'] : 'fake-model';
       const turn = requests.length;
       if (body['stream'] !== true) {
+        if (reply.stall === 'body') {
+          const json = JSON.stringify(completion(reply, model, turn));
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write(json.slice(0, Math.floor(json.length / 2)));
+          return;
+        }
         sendJson(res, 200, completion(reply, model, turn));
         return;
       }
       const options = body['stream_options'] as { include_usage?: boolean } | undefined;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      for (const chunk of streamChunks(reply, model, turn, options?.include_usage === true)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      res.end('data: [DONE]\n\n');
+      let chunks = streamChunks(reply, model, turn, options?.include_usage === true);
+      if (reply.stall === 'body') chunks = chunks.slice(0, reply.stallAfterChunks ?? 2);
+      for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      if (reply.stall !== 'body') res.end('data: [DONE]\n\n');
     })().catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server failed: ${String(error)}` } }, { 'x-should-retry': 'false' });
       else res.end();
