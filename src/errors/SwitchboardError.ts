@@ -47,7 +47,10 @@ export type SwitchboardErrorCode =
   | 'server_config'
   | 'bad_request'
   | 'unauthorized'
-  | 'not_found';
+  | 'forbidden'
+  | 'not_found'
+  | 'unsupported_media_type'
+  | 'misdirected_request';
 
 /** Who is at fault: the caller's code or input, Switchboard itself, or a model. */
 export type ErrorFault = 'user' | 'system' | 'model';

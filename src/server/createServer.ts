@@ -9,6 +9,8 @@ import { RunHub } from './RunHub.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
 import { tokenAuth } from './tokenAuth.js';
+import { HostAllowList, allowedHostsFromEnv } from './HostAllowList.js';
+import { requestGuard } from './requestGuard.js';
 import { mountWebAssets } from './mountWebAssets.js';
 import { WorkbenchRuns } from './WorkbenchRuns.js';
 
@@ -26,6 +28,12 @@ export interface ServerOptions {
   defaultGraph?: string;
   /** When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`). */
   token?: string;
+  /**
+   * Host names the server answers to besides loopback (`localhost`, `127.0.0.1`, `[::1]`); a name
+   * starting with a dot also allows its subdomains. Names in `SWITCHBOARD_ALLOWED_HOSTS`
+   * (comma-separated) are added; `startServer` adds the address it binds. Other `Host`s get 421.
+   */
+  allowedHosts?: readonly string[];
   /** Heartbeat interval of event streams (default 15 000 ms). */
   heartbeatMs?: number;
   /** How often a stream of a run executed elsewhere reads the store (default 1000 ms). */
@@ -50,11 +58,13 @@ export interface Workbench {
 /**
  * The workbench HTTP API and page as a hono app, not yet listening (see `startServer`): JSON
  * routes under `/api` (zod-validated bodies, typed errors as `{ error: { code, message } }`),
- * each run's events as Server-Sent Events, and the page from `web/`.
+ * each run's events as Server-Sent Events, and the page from `web/`. Every request passes the
+ * request guard first (see `requestGuard`): allowed `Host`s only, and state-changing requests only
+ * as `application/json` from the same origin.
  *
  * @example
  * const { app } = createServer({ store: new SqliteRunStore(), graphs });
- * const res = await app.request('/api/runs', { method: 'POST', body: JSON.stringify({ message: 'hi' }) });
+ * const res = await app.request('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
  */
 export function createServer(options: ServerOptions): Workbench {
   const log = options.log ?? (() => undefined);
@@ -75,6 +85,8 @@ export function createServer(options: ServerOptions): Workbench {
   const app = new Hono();
   app.onError((error, c) => errorResponse(c, error, log));
   app.notFound((c) => errorResponse(c, new ServerError(`no route ${c.req.method} ${c.req.path}`, { code: 'not_found' }), log));
+  // Before the token: other origins and foreign Hosts are refused whether or not a token is set.
+  app.use('*', requestGuard(new HostAllowList([...(options.allowedHosts ?? []), ...allowedHostsFromEnv(process.env.SWITCHBOARD_ALLOWED_HOSTS)])));
   if (options.token !== undefined && options.token !== '') app.use('/api/*', tokenAuth(options.token));
   const maxSize = options.maxBodyBytes ?? 8 * 1024 * 1024;
   app.use(

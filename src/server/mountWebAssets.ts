@@ -25,7 +25,14 @@ function vendorFiles(): Record<string, string> {
 
 /** A file under `root` for a URL path, or null when the path leaves it. */
 function fileUnder(root: string, path: string): string | null {
-  const file = normalize(join(root, decodeURIComponent(path)));
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // The request guard answers malformed paths with 400 first; this keeps the function total.
+    return null;
+  }
+  const file = normalize(join(root, decoded));
   return file.startsWith(root.endsWith(sep) ? root : root + sep) ? file : null;
 }
 

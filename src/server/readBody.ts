@@ -2,12 +2,13 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { formatZodError } from '../errors/formatZodError.js';
 import { ServerError } from './ServerError.js';
+import { mediaTypeOf } from './requestGuard.js';
 
 /** A multipart form as a plain object: text fields as strings, a file field as `{ mediaType, base64, name }`. */
 async function formObject(c: Context): Promise<Record<string, unknown>> {
-  const form = await c.req.parseBody();
+  const form = await c.req.raw.formData();
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(form)) {
+  for (const [key, value] of form.entries()) {
     if (typeof value === 'string') out[key] = value;
     else if (value instanceof File) {
       // An empty file input (no file chosen) sends an empty part: treat it as absent.
@@ -19,13 +20,13 @@ async function formObject(c: Context): Promise<Record<string, unknown>> {
 }
 
 /**
- * Reads a request body (JSON, or multipart/form-data with files as `{ mediaType, base64, name }`)
- * and parses it with `schema`; anything else is a 400 that names each wrong field.
+ * Reads a request body (JSON, or multipart/form-data with files as `{ mediaType, base64, name }`;
+ * the request guard lets nothing else through) and parses it with `schema`; anything else is a 400
+ * that names each wrong field.
  */
 export async function readBody<S extends z.ZodType>(c: Context, schema: S, what: string): Promise<z.infer<S>> {
-  const type = c.req.header('content-type') ?? '';
   let raw: unknown;
-  if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
+  if (mediaTypeOf(c) === 'multipart/form-data') {
     raw = await formObject(c).catch((cause: unknown) => {
       throw new ServerError(`${what}: the form could not be read (${(cause as Error).message})`, { code: 'bad_request', cause });
     });

@@ -4,12 +4,13 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createServer, type ServerOptions, type Workbench } from './createServer.js';
 import { ServerError } from './ServerError.js';
 import { isLoopbackHost } from './tokenAuth.js';
+import { isWildcardAddress } from './HostAllowList.js';
 
 /** Options for {@link startServer}. */
 export interface StartServerOptions extends ServerOptions {
   /** Default 4317; 0 picks a free port. */
   port?: number;
-  /** Default `127.0.0.1`. Any other host than loopback requires `token`. */
+  /** Default `127.0.0.1`. Any other host than loopback requires `token`; it is added to `allowedHosts`. */
   host?: string;
 }
 
@@ -48,7 +49,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       { code: 'server_config' },
     );
   }
-  const workbench = createServer({ ...options, ...(token === undefined ? {} : { token }) });
+  // The bound address is a name clients use; a wildcard (0.0.0.0) names nothing, so names come from allowedHosts.
+  const allowedHosts = [...(options.allowedHosts ?? []), ...(isWildcardAddress(host) ? [] : [host])];
+  const workbench = createServer({ ...options, allowedHosts, ...(token === undefined ? {} : { token }) });
   const server = createAdaptorServer({ fetch: workbench.app.fetch, hostname: host }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

@@ -29,5 +29,6 @@ export function tokenAuth(token: string): MiddlewareHandler {
 /** True for hosts that only this machine can reach: `localhost`, `127.0.0.0/8`, `::1`. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+  // `::ffff:7f00:1` is how a URL spells the IPv4-mapped `::ffff:127.0.0.1`.
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:(127(\.\d{1,3}){3}|7f[0-9a-f]{2}:[0-9a-f]{1,4})$/.test(h);
 }

@@ -53,16 +53,16 @@ describe('workbench API', () => {
 
     const listed = await wb.json('/api/scenarios');
     expect(listed.body).toEqual([{ id: 'refund-approval', title: 'Refund SO20261001 (needs approval)', message: 'Please refund order SO20261001', graph: 'refund-approval', hasImage: false }]);
-    const run = await wb.json('/api/scenarios/refund-approval/runs?wait=1', { method: 'POST' });
+    const run = await wb.json('/api/scenarios/refund-approval/runs?wait=1', { method: 'POST', json: {} });
     expect(run.body).toMatchObject({ status: 'waiting', waiting: { nodeId: 'approve', reason: 'approve the refund for SO20261001' } });
-    expect((await wb.json('/api/scenarios/nope/runs', { method: 'POST' })).body.error.message).toBe('no scenario "nope"; known: refund-approval');
+    expect((await wb.json('/api/scenarios/nope/runs', { method: 'POST', json: {} })).body.error.message).toBe('no scenario "nope"; known: refund-approval');
   });
 
   it('cancels a waiting run and refuses to cancel it again', async () => {
     const { body } = await wb.json('/api/runs?wait=true', { method: 'POST', json: { graph: 'approval', message: 'x' } });
-    const cancelled = await wb.json(`/api/runs/${body.runId}/cancel`, { method: 'POST' });
+    const cancelled = await wb.json(`/api/runs/${body.runId}/cancel`, { method: 'POST', json: {} });
     expect(cancelled).toMatchObject({ status: 200, body: { runId: body.runId, status: 'cancelled' } });
-    const again = await wb.json(`/api/runs/${body.runId}/cancel`, { method: 'POST' });
+    const again = await wb.json(`/api/runs/${body.runId}/cancel`, { method: 'POST', json: {} });
     expect(again).toMatchObject({ status: 409, body: { error: { code: 'run_finished' } } });
     const events = (await wb.json(`/api/runs/${body.runId}/events`)).body as Array<{ type: string }>;
     expect(events.at(-1)?.type).toBe('run.cancelled');
@@ -136,7 +136,7 @@ describe('workbench API', () => {
       const form = new FormData();
       form.set('message', 'what is this?');
       form.set('image', new Blob([Buffer.from(PNG, 'base64')], { type: 'image/png' }), 'led.png');
-      const res = await other.app.request('/api/runs?wait=true', { method: 'POST', body: form });
+      const res = await other.app.request('/api/runs?wait=true', { method: 'POST', headers: { 'x-switchboard-client': 'test' }, body: form });
       expect(res.status).toBe(200);
       const { runId } = (await res.json()) as { runId: string };
       const json = await other.json('/api/runs?wait=true', { method: 'POST', json: { message: 'and this?', image: { mediaType: 'image/png', base64: `data:image/png;base64,${PNG}` } } });

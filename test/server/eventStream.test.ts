@@ -90,7 +90,7 @@ describe('run event stream', () => {
     await wb.runs.drain();
     const reader = await stream(waitingRun);
     await reader.until((m) => JSON.parse(m.data || '{}').type === 'run.completed');
-    await wb.json(`/api/runs/${waitingRun}/cancel`, { method: 'POST' });
+    await wb.json(`/api/runs/${waitingRun}/cancel`, { method: 'POST', json: {} });
     const rest = await reader.until((m) => m.event === 'end');
     expect(rest.map((m) => (m.event === 'end' ? m.data : JSON.parse(m.data).type))).toEqual(['run.cancelled', '{"status":"cancelled"}']);
 
@@ -100,7 +100,7 @@ describe('run event stream', () => {
       const { runId } = (await busy.json('/api/runs', { method: 'POST', json: { message: 'x' } })).body;
       const live = new SseReader(await busy.app.request(`/api/runs/${runId}/stream`));
       await live.until((m) => JSON.parse(m.data || '{}').type === 'node.started');
-      await busy.json(`/api/runs/${runId}/cancel`, { method: 'POST' });
+      await busy.json(`/api/runs/${runId}/cancel`, { method: 'POST', json: {} });
       const tail = await live.until((m) => m.event === 'end');
       expect(tail.map((m) => (m.event === 'end' ? m.data : JSON.parse(m.data).type))).toEqual(['node.cancelled', 'run.completed', '{"status":"cancelled"}']);
       await busy.runs.drain();

@@ -9,10 +9,15 @@ if (params.get('token')) {
 }
 const token = sessionStorage.getItem('switchboard-token');
 
-/** Calls the API; throws an Error carrying the server's message on a non-2xx answer. */
+/**
+ * Calls the API; throws an Error carrying the server's message on a non-2xx answer. Every request
+ * that changes something is sent as JSON (an empty object when there is nothing to say): the server
+ * refuses other content types, which any web page could send.
+ */
 export async function api(path, init = {}) {
   const headers = new Headers(init.headers);
   if (token) headers.set('authorization', `Bearer ${token}`);
+  if (init.method && init.method !== 'GET' && init.body === undefined) init = { ...init, body: '{}' };
   if (typeof init.body === 'string') headers.set('content-type', 'application/json');
   const res = await fetch(path, { ...init, headers });
   const body = res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text();
@@ -29,16 +34,21 @@ export const startScenario = (id) => api(`/api/scenarios/${encodeURIComponent(id
 export const resumeRun = (runId, reply) => api(`/api/runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: JSON.stringify({ reply }) });
 export const cancelRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
 
-/** Starts a run from the form: multipart when an image is attached, JSON otherwise. */
-export function startRun(graph, message, file) {
-  if (file) {
-    const form = new FormData();
-    form.set('message', message);
-    if (graph) form.set('graph', graph);
-    form.set('image', file);
-    return api('/api/runs', { method: 'POST', body: form });
-  }
-  return api('/api/runs', { method: 'POST', body: JSON.stringify(graph ? { graph, message } : { message }) });
+/** A file's bytes as base64 (without the `data:` prefix). */
+function base64Of(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(new Error(`the image ${file.name} could not be read: ${reader.error?.message ?? 'unknown error'}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Starts a run from the form, as JSON; an attached image travels as `{ mediaType, base64, name }`. */
+export async function startRun(graph, message, file) {
+  const body = graph ? { graph, message } : { message };
+  if (file) body.image = { mediaType: file.type, base64: await base64Of(file), name: file.name.slice(0, 200) };
+  return api('/api/runs', { method: 'POST', body: JSON.stringify(body) });
 }
 
 /**
