@@ -31,7 +31,7 @@ export const scenarios: DemoScenario[] = [
   },
   { id: '7-retrieval-gap', title: 'Fault: retrieval gap → requery', graph: 'customer-service', message: RETURN_QUESTION, faults: ['retrieval_gap'] },
   { id: '8-tool-timeout', title: 'Fault: tool timeout (budget 3)', graph: 'customer-service', message: REFUND_QUESTION, faults: ['tool_timeout'], toolBudget: 3 },
-  { id: '8b-tool-budget', title: 'Fault: tool timeout (budget 2 → human)', graph: 'customer-service', message: REFUND_QUESTION, faults: ['tool_timeout'], toolBudget: 2 },
+  { id: '8b-tool-budget', title: 'Fault: tool timeout (budget 2 → human)', graph: 'customer-service', message: REFUND_QUESTION, faults: ['tool_timeout'], toolBudget: 2, expectedStatus: 'waiting' },
   { id: 'refund-approval', title: 'Refund SO20261001 (needs approval)', graph: 'refund-approval', message: 'Please refund order SO20261001', reply: 'approved' },
 ];
 

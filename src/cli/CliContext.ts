@@ -2,10 +2,12 @@ import type { RunManager } from '../graph/durable/RunManager.js';
 import type { GraphsModule } from './loadGraphs.js';
 import type { Workflow } from '../graph/Workflow.js';
 
-/** What every command gets: where to print, and the stored runs of the loaded graphs. */
+/** What every command gets: where to print (control characters escaped), its exit code, and the stored runs of the loaded graphs. */
 export interface CliContext {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The exit code the command ends with when it returns normally (see `EXIT`; default 0). */
+  setExitCode: (code: number) => void;
   /** Opens the store and loads the graphs on first use; closed by `main`. */
   runs: () => Promise<RunManager>;
   /** The loaded graphs module (graphs and scenarios). */

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { RunManager } from '../graph/durable/RunManager.js';
 import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
-import { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { CliContext } from './CliContext.js';
 import { addRunCommands } from './commands/runCommands.js';
 import { addMainJobCommands } from './commands/mainJobCommands.js';
@@ -10,26 +9,50 @@ import { addServeCommand } from './commands/serveCommand.js';
 import { addExportCommand } from './commands/exportCommand.js';
 import { addInspectCommand } from './commands/inspectCommand.js';
 import { loadGraphsModule, type GraphsModule } from './loadGraphs.js';
+import { EXIT, EXIT_CODES_HELP } from './exitCodes.js';
+import { reportError } from './reportError.js';
+import { terminalText } from './terminalText.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/** Runs the CLI with the given arguments and resolves to the process exit code. */
+/** Whether `flag` is among the options (before a `--` that ends them). */
+function hasFlag(argv: readonly string[], flag: string): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes(flag);
+}
+
+/**
+ * Runs the CLI with the given arguments and resolves to the process exit code (see `EXIT`): 0
+ * completed, 1 failed / cancelled / max-steps, 2 usage error, 3 waiting for a person.
+ */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
   let loaded: Promise<GraphsModule> | null = null;
+  let exitCode: number = EXIT.ok;
+  // Known before parsing, so that even a usage error is reported the way the caller asked.
+  const json = hasFlag(argv, '--json');
+  const debug = hasFlag(argv, '--debug');
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
     .option('--graphs <module>', 'module exporting `graphs` (default: machines/index.ts; env SWITCHBOARD_GRAPHS)')
     .option('--db <file>', 'SQLite file for stored runs (default: .switchboard/switchboard.db; env SWITCHBOARD_DB)')
-    .showHelpAfterError()
+    .option('--debug', 'print stack traces of errors')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .showHelpAfterError(!json)
+    // Commander's own errors quote the command line, so they are escaped too; under --json an error
+    // is one JSON object on stderr (written by reportError) instead.
+    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)), ...(json ? { outputError: () => undefined } : {}) })
     .exitOverride();
   const graphsModule = () => (loaded ??= loadGraphsModule(program.opts<{ graphs?: string }>().graphs));
   const cli: CliContext = {
-    out: (text) => process.stdout.write(`${text}\n`),
-    err: (text) => process.stderr.write(`${text}\n`),
+    out: (text) => process.stdout.write(`${terminalText(text)}\n`),
+    err: (text) => process.stderr.write(`${terminalText(text)}\n`),
+    setExitCode: (code) => {
+      exitCode = code;
+    },
     graphs: async () => (await graphsModule()).graphs,
     runs: async () => {
       if (manager === null) {
@@ -59,14 +82,9 @@ export async function main(argv: string[]): Promise<number> {
   addExportCommand(program, cli);
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (error instanceof SwitchboardError) {
-      cli.err(`switchboard: ${error.message} [${error.code}]`);
-      return 1;
-    }
-    throw error;
+    return reportError(error, { json, debug, err: cli.err });
   } finally {
     await (manager as RunManager | null)?.store.close();
   }

@@ -20,6 +20,7 @@ export type SwitchboardErrorCode =
   | 'graph_changed'
   | 'snapshot_version'
   | 'invalid_reply'
+  | 'invalid_input'
   | 'invalid_tasks'
   | 'internal'
   // Tracing and inspection.

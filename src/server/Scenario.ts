@@ -17,6 +17,8 @@ export const Scenario = z.object({
   toolBudget: z.number().int().positive().optional(),
   /** For a scenario that waits for a person: the reply a demo resumes it with. */
   reply: z.string().optional(),
+  /** How the scenario ends (after the reply, if any) when all is well; default `completed`. `switchboard scenarios` exits 1 when one ends otherwise. */
+  expectedStatus: z.enum(['completed', 'waiting', 'failed', 'cancelled', 'max-steps']).optional(),
 });
 /** A canned request the workbench offers as a button. */
 export type Scenario = z.infer<typeof Scenario>;

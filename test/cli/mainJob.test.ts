@@ -8,8 +8,8 @@ import { scenarioImagePath, scenarios } from '../../machines/scenarios.js';
 const db = join(mkdtempSync(join(tmpdir(), 'sb-main-')), 'runs.db');
 const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '' };
 const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/switchboard.js', '--db', db, ...args], { encoding: 'utf8', env });
-const json = <T>(result: { stdout: string; stderr: string; status: number | null }): T => {
-  expect(result.status, result.stderr).toBe(0);
+const json = <T>(result: { stdout: string; stderr: string; status: number | null }, exitCode = 0): T => {
+  expect(result.status, result.stderr).toBe(exitCode);
   return JSON.parse(result.stdout) as T;
 };
 type RunJson = { runId: string; status: string; path: string[]; outputText: string | null; waiting?: { reason: string } };
@@ -25,7 +25,8 @@ describe('the main job', () => {
   }, 60_000);
 
   it('waits at human_handoff across a restart; one resume finishes with the reply, a second is refused', () => {
-    const waiting = json<RunJson>(cli('run', 'I completely disagree with this compensation amount—someone needs to resolve this!', '--json'));
+    // Exit code 3: the run waits for a person.
+    const waiting = json<RunJson>(cli('run', 'I completely disagree with this compensation amount—someone needs to resolve this!', '--json'), 3);
     expect(waiting).toMatchObject({ status: 'waiting', path: ['ingest', 'classify', 'human_handoff'] });
     // Every command is a new process: the run lives only in the SQLite file.
     expect(cli('runs', '--status', 'waiting').stdout).toContain(waiting.runId);
@@ -51,7 +52,7 @@ describe('the main job', () => {
 
     const gap = json<RunJson>(cli('run', 'What is the return policy for Aero headphones?', '--fault', 'retrieval_gap', '--json'));
     expect(gap.path.filter((n) => n === 'requery')).toHaveLength(1);
-    const budget = json<RunJson>(cli('run', 'Check order SO20261001 for me and see how much can still be refunded.', '--fault', 'tool_timeout', '--tool-budget', '2', '--json'));
+    const budget = json<RunJson>(cli('run', 'Check order SO20261001 for me and see how much can still be refunded.', '--fault', 'tool_timeout', '--tool-budget', '2', '--json'), 3);
     expect(budget).toMatchObject({ status: 'waiting', waiting: { reason: 'tool loop reached budget' } });
     expect(cli('run', 'x', '--tool-budget', 'many').stderr).toContain('--tool-budget must be a positive integer');
     expect(cli('run', 'x', '--image', '/no/such.png').stderr).toContain('--image: no such file');

@@ -11,7 +11,7 @@ const cli = (...args: string[]) =>
 describe('stored-run commands', () => {
   it('starts, lists, shows, resumes once, refuses a second resume, cancels and recovers', () => {
     const started = cli('start', 'refund-approval', 'Refund SO20261001 please', '--json');
-    expect(started.status, started.stderr).toBe(0);
+    expect(started.status, started.stderr).toBe(3);
     const run = JSON.parse(started.stdout) as { runId: string; status: string; waiting: { nodeId: string; reason: string } };
     expect(run).toMatchObject({ status: 'waiting', waiting: { nodeId: 'approve', reason: 'approve the refund for SO20261001' } });
 
@@ -39,7 +39,7 @@ describe('stored-run commands', () => {
     expect(cli('cancel', other.runId).stdout).toContain(`run ${other.runId}: cancelled`);
     expect(cli('cancel', other.runId).stderr).toContain('[run_finished]');
     expect(cli('recover').stdout).toContain('nothing to recover');
-  }, 60_000);
+  }, 180_000);
 
   it('explains bad arguments', () => {
     expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of running, waiting');

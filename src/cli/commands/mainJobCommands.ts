@@ -10,6 +10,7 @@ import { excerpt, table } from '../format.js';
 import { runMetadata } from '../runMetadata.js';
 import type { Scenario } from '../../server/Scenario.js';
 import { TracePrinter } from '../TracePrinter.js';
+import { EXIT, exitCodeFor } from '../exitCodes.js';
 
 /** Runs one request on a stored run of `graph`, printing the live trace unless `quiet`. */
 async function runTraced(runs: RunManager, graph: string, input: string, metadata: Record<string, unknown> | undefined, print: ((line: string) => void) | null): Promise<WorkflowRun> {
@@ -23,7 +24,14 @@ async function runTraced(runs: RunManager, graph: string, input: string, metadat
 }
 
 function summary(run: WorkflowRun) {
-  return { runId: run.runId, status: run.status, path: run.path, outputText: run.outputText, ...(run.waiting ? { waiting: run.waiting } : {}), ...(run.error ? { error: run.error.message } : {}) };
+  return {
+    runId: run.runId,
+    status: run.status,
+    path: run.path,
+    outputText: run.outputText,
+    ...(run.waiting ? { waiting: run.waiting } : {}),
+    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+  };
 }
 
 /** `run` (one message, live trace) and `scenarios` (the canned demo): the main job. */
@@ -46,11 +54,12 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       if (toolBudget !== undefined && (!Number.isInteger(toolBudget) || toolBudget < 1)) throw new GraphDefinitionError(`--tool-budget must be a positive integer; received "${opts.toolBudget}"`);
       const metadata = runMetadata({ ...(image ? { image } : {}), faults: opts.fault, ...(toolBudget !== undefined ? { toolBudget } : {}) });
       const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out);
+      cli.setExitCode(exitCodeFor(run.status));
       if (opts.json) return cli.out(JSON.stringify(summary(run)));
       cli.out('');
       cli.out(`run ${run.runId}: ${run.status}   path: ${run.path.join(' → ')}`);
       if (run.waiting) cli.out(`waiting for a person: ${run.waiting.reason}\nresume with: npx switchboard resume ${run.runId} --reply "<text>"`);
-      if (run.error) cli.out(`error: ${run.error.message}`);
+      if (run.error) cli.out(`error: ${run.error.message} [${run.error.code}]`);
       if (run.outputText !== null && !run.waiting) cli.out(`\n${run.outputText}`);
     });
 
@@ -78,7 +87,26 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
         }
         rows.push({ scenario, run, ...(resumed ? { resumed } : {}) });
       }
-      if (opts.json) return cli.out(JSON.stringify(rows.map((r) => ({ id: r.scenario.id, ...summary(r.resumed ?? r.run), ...(r.resumed ? { waitedFor: r.run.waiting?.reason } : {}) }))));
+      const expected = (s: Scenario) => s.expectedStatus ?? 'completed';
+      const unexpected = rows.filter((r) => (r.resumed ?? r.run).status !== expected(r.scenario));
+      if (unexpected.length > 0) cli.setExitCode(EXIT.failed);
+      const mismatch = `${unexpected.length} of ${rows.length} scenarios did not end as expected: ${unexpected
+        .map((r) => `${r.scenario.id} ended ${(r.resumed ?? r.run).status}, expected ${expected(r.scenario)}`)
+        .join('; ')}`;
+      if (opts.json) {
+        cli.out(
+          JSON.stringify(
+            rows.map((r) => ({
+              id: r.scenario.id,
+              ...summary(r.resumed ?? r.run),
+              expectedStatus: expected(r.scenario),
+              ...(r.resumed ? { waitedFor: r.run.waiting?.reason } : {}),
+            })),
+          ),
+        );
+        if (unexpected.length > 0) cli.err(JSON.stringify({ error: { code: 'scenarios_unexpected', message: mismatch } }));
+        return;
+      }
       cli.out('');
       cli.out(
         table(
@@ -91,5 +119,6 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
           }),
         ),
       );
+      if (unexpected.length > 0) cli.err(`switchboard: ${mismatch}`);
     });
 }

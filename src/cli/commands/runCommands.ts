@@ -4,14 +4,23 @@ import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { CliContext } from '../CliContext.js';
 import { eventLine, runsTable, snapshotPath } from '../format.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { exitCodeFor } from '../exitCodes.js';
 
 /** A finished leg as JSON: what scripts read. */
 function runJson(run: WorkflowRun) {
-  return { runId: run.runId, status: run.status, path: run.path, outputText: run.outputText, ...(run.waiting ? { waiting: run.waiting } : {}) };
+  return {
+    runId: run.runId,
+    status: run.status,
+    path: run.path,
+    outputText: run.outputText,
+    ...(run.waiting ? { waiting: run.waiting } : {}),
+    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+  };
 }
 
-/** Prints a finished leg: a summary, or JSON for scripts. */
+/** Prints a finished leg (a summary, or JSON for scripts) and sets the exit code for its status. */
 export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
+  cli.setExitCode(exitCodeFor(run.status));
   if (json) return cli.out(JSON.stringify(runJson(run)));
   cli.out(`run ${run.runId}: ${run.status}`);
   cli.out(`path: ${run.path.join(' → ')}`);

@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+
+/** What a finished `switchboard` process left behind. */
+export interface CliResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real command (`bin/switchboard.js`) without blocking the test process, so several can
+ * run at once (`Promise.all`) and a server in this process can answer them. SQLite and the model
+ * come from `env` (PostgreSQL and OpenAI are turned off unless `env` turns them on). A process
+ * still running after `killAfterMs` is killed, so a hang fails the test instead of stalling it.
+ */
+export function runCli(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number; cwd?: string } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [new URL('../../bin/switchboard.js', import.meta.url).pathname, ...args], {
+    env: { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
