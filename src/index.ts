@@ -93,6 +93,8 @@ export {
   type RunPatch,
   type RunFilter,
 } from './persistence/RunStore.js';
+/** A run store in process memory (same contract), and the one runs without a store keep their waits in. */
+export { MemoryRunStore, defaultMemoryStore, type MemoryRunStoreOptions } from './persistence/MemoryRunStore.js';
 /** The embedded SQLite run store (the default). */
 export { SqliteRunStore, defaultSqliteFile, type SqliteRunStoreOptions } from './persistence/SqliteRunStore.js';
 /** The PostgreSQL run store for shared deployments. */

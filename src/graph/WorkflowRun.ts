@@ -20,6 +20,9 @@ export interface WorkflowRun {
   state: Map<string, unknown>;
   /** Set when the run `failed` (a Switchboard error whose `cause` is what was thrown). */
   error?: SwitchboardError;
-  /** Set when the run is `waiting`: the human node and the reason. Resume it through its store. */
+  /**
+   * Set when the run is `waiting`: the human node and the reason. Resume it with `resumeRun`: with
+   * the run's store, or without one for a run started without a store (held in this process).
+   */
   waiting?: { nodeId: string; reason: string };
 }

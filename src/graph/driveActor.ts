@@ -11,10 +11,12 @@ export interface DriveOptions {
   /** Called with every new snapshot (after each macrostep), before the run settles. */
   onSnapshot?: (actor: Actor<GraphMachine>) => void;
   /**
-   * A restored run that waited at a human node: ignore that waiting state until the run moved on
-   * (the reply is sent after start).
+   * A restored run that waited: ignore the wait it was restored in (the reply is sent after start).
+   * A later wait, even at the same step (a coordinator's specialist that waits again), settles.
    */
-  ignoreWaitingAtStep?: number;
+  ignoreRestoredWait?: boolean;
+  /** Called when the run waits, before the actor stops (take its persisted snapshot here). */
+  onWaiting?: (actor: Actor<GraphMachine>) => void;
 }
 
 /** The JSON output of a run that stopped at a human node. */
@@ -48,14 +50,17 @@ export function driveActor(actor: Actor<GraphMachine>, options: DriveOptions = {
       subscription.unsubscribe();
       fn();
     };
+    // Each wait is a new `waiting` object in the context; the restored one is recognized by identity.
+    const restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
     const subscription = actor.subscribe({
       next: (snapshot) => {
         if (settled) return;
         options.onSnapshot?.(actor);
         const context = snapshot.context;
         const waitingHere = context.status === 'waiting' && snapshot.status === 'active';
-        if (waitingHere && context.steps !== options.ignoreWaitingAtStep) {
+        if (waitingHere && (restoredWait === null || context.waiting !== restoredWait)) {
           settle(() => {
+            options.onWaiting?.(actor);
             actor.stop();
             resolve(waitingOutput(context));
           });

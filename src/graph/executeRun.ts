@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
 import type { AgentRequest } from './AgentNode.js';
-import type { GraphMachine } from './compileMachine.js';
+import { specOf, type GraphMachine } from './compileMachine.js';
+import { heldSnapshot, holdWaitingRun } from './durable/holdWaitingRun.js';
 import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
 import { checkMaxSteps, inspectOption, toRequest, type RunOptions } from './RunOptions.js';
@@ -9,7 +10,7 @@ import { createWithRuntime, RunRuntime } from './RunRuntime.js';
 import { SharedState } from './SharedState.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
-import type { SerializedError, SwitchboardError, SwitchboardErrorCode } from '../errors/SwitchboardError.js';
+import { SwitchboardError, type SerializedError, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
 /** Checks run options that are easy to get wrong, before anything runs. */
@@ -55,7 +56,19 @@ export async function executeRun(
   const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent, recorders: options.recorders });
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
   const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options), ...inspectOption(options.inspect) }));
-  return finishRun(runtime, await driveActor(actor, { signal: options.signal }));
+  let held: unknown = null;
+  const output = await driveActor(actor, { signal: options.signal, onWaiting: (a) => (held = a.getPersistedSnapshot()) });
+  if (output.status !== 'waiting') return finishRun(runtime, output);
+  // A wait is held in memory so that resumeRun (without a store) can continue it in this process.
+  const kept = heldSnapshot(held);
+  if (kept instanceof SwitchboardError) {
+    const run = finishRun(runtime, { ...output, status: 'failed', error: kept.toJSON(), waiting: null });
+    run.error = kept;
+    return run;
+  }
+  const run = finishRun(runtime, output);
+  await holdWaitingRun(specOf(machine), run, kept, runtime.seq);
+  return run;
 }
 
 /** Turns the machine's output into a `WorkflowRun` and reports it as the last event. */

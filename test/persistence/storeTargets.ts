@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, inject } from 'vitest';
-import { PostgresRunStore, SqliteRunStore, type RunStore } from '../../src/index.js';
+import { MemoryRunStore, PostgresRunStore, SqliteRunStore, type RunStore } from '../../src/index.js';
 
 /** A store under test, with a way to read every byte it holds and the env a child process needs to reach it. */
 export interface StoreTarget {
@@ -29,6 +29,20 @@ export function sqliteTarget(): StoreTarget {
     store,
     env: { SWITCHBOARD_DB: file, SWITCHBOARD_DATABASE_URL: '' },
     dump: async () => [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('\n'),
+    close: () => store.close(),
+  };
+}
+
+/** A store in this process's memory; `dump` is every run and event it holds, as JSON. */
+export function memoryTarget(): StoreTarget {
+  const store = new MemoryRunStore();
+  return {
+    store,
+    env: {},
+    dump: async () => {
+      const runs = await store.listRuns({ limit: 1_000_000 });
+      return JSON.stringify(await Promise.all(runs.map(async (run) => ({ run, events: await store.listEvents(run.runId) }))));
+    },
     close: () => store.close(),
   };
 }

@@ -32,8 +32,8 @@ export interface LegOptions {
   signal?: AbortSignal;
   /** Sent right after start (a human reply). */
   event?: GraphMachineEvent;
-  /** The restored run waited here; do not settle on that same waiting state. */
-  ignoreWaitingAtStep?: number;
+  /** The restored run waited; do not settle on that same wait. */
+  ignoreRestoredWait?: boolean;
   /** Events already emitted and redacted (inside createActor) that belong in the store. */
   earlyEvents?: readonly TraceEvent[];
   /** Reported (and stored) first when the leg continues a stored run. */
@@ -71,7 +71,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
   try {
     const done = driveActor(actor, {
       signal: local.signal,
-      ignoreWaitingAtStep: options.ignoreWaitingAtStep,
+      ignoreRestoredWait: options.ignoreRestoredWait,
       onSnapshot: (a) => {
         if (writeError !== null) return;
         try {

@@ -10,6 +10,8 @@ import type { Workflow } from '../Workflow.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
+import { memoryLeg } from './memoryLeg.js';
+import { defaultMemoryStore } from '../../persistence/MemoryRunStore.js';
 import { defaultOwner } from './runDurable.js';
 import { storeJournal } from './storeJournal.js';
 import { newSpanId } from '../../trace/TraceContext.js';
@@ -53,7 +55,9 @@ function toReplyEvent(runId: string, event: ResumeEvent): HumanReplyEvent {
  * resumes a `waiting` run (the reply lands in the shared state and routing continues from the
  * human node); without one it continues an `interrupted` run, re-running the node that was in
  * flight. The run is claimed by compare-and-set on its version: of two concurrent resumes exactly
- * one wins, and the refused call changes nothing.
+ * one wins, and the refused call changes nothing. Without `options.store`, it resumes a run started
+ * without a store, whose wait this process holds in {@link defaultMemoryStore}; that leg runs in
+ * memory as the first one did.
  *
  * @example
  * const run = await resumeRun(graph, runId, { reply: 'Approved: refund 599 CNY' }, { store });
@@ -62,10 +66,19 @@ export async function resumeRun(
   graph: Workflow | GraphMachine,
   runId: string,
   event: ResumeEvent | undefined,
-  options: ResumeOptions,
+  options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {},
 ): Promise<WorkflowRun> {
   const machine = 'toMachine' in graph ? graph.toMachine() : graph;
-  const { store } = options;
+  // Without a store, the run is one that was started without one: its wait is held in memory.
+  const inMemory = options.store === undefined;
+  const store = options.store ?? defaultMemoryStore;
+  if (inMemory && (await store.getRun(runId)) === null) {
+    throw new RunStateError(
+      `run not found: ${runId}; without a store, only runs this process started without a store and that wait are held (in memory); ` +
+        'pass `store` to resume a stored run',
+      { code: 'run_not_found', runId },
+    );
+  }
   const record = await loadRun(store, machine, runId);
   const reply = event === undefined ? undefined : toReplyEvent(runId, event);
   if (FINISHED_STATUSES.has(record.status)) {
@@ -99,7 +112,7 @@ export async function resumeRun(
     clock,
     onEvent: options.onEvent,
     recorders: options.recorders,
-    journal: storeJournal(store),
+    journal: inMemory ? null : storeJournal(store),
     seq: lastSeq,
   });
   const snapshot = claimed.snapshot as { context: GraphMachineContext };
@@ -108,8 +121,10 @@ export async function resumeRun(
   // The node the run continues at reports under a new span of this leg (its first span ended with the last leg).
   if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
   const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspectOption(options.inspect) }));
+  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
+  if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
-    resumed: { type: 'run.resumed', graph: record.graphName, cause: reply === undefined ? 'recover' : 'reply', atNodeId },
+    resumed,
     store,
     record: claimed,
     runtime,
@@ -118,6 +133,6 @@ export async function resumeRun(
     clock,
     signal: options.signal,
     event: reply,
-    ...(reply === undefined ? {} : { ignoreWaitingAtStep: snapshot.context.steps }),
+    ...(reply === undefined ? {} : { ignoreRestoredWait: true }),
   });
 }

@@ -4,8 +4,12 @@ import { approvalGraph } from '../../fixtures/durableGraphs.js';
 import { useStoreTarget, type StoreTarget } from '../../persistence/storeTargets.js';
 import { runChild } from './childProcess.js';
 
-/** Durable-run behaviour every store must support: checkpoints, waiting, resume, cancel, recovery rules. */
-export function durableContract(label: string, makeTarget: () => StoreTarget): void {
+/**
+ * Durable-run behaviour every store must support: checkpoints, waiting, resume, cancel, recovery
+ * rules. `crossProcess: false` leaves out the case that reopens the store in other processes (a
+ * store in memory lives in one process).
+ */
+export function durableContract(label: string, makeTarget: () => StoreTarget, options: { crossProcess?: boolean } = {}): void {
   describe(`${label}: durable runs`, () => {
     const current = useStoreTarget(makeTarget);
     let target: StoreTarget;
@@ -173,7 +177,7 @@ export function durableContract(label: string, makeTarget: () => StoreTarget): v
       expect(size.eventBytes / 200).toBeLessThan(1_500);
     });
 
-    it('keeps a waiting run across processes: another process resumes it, a third is refused', async () => {
+    it.runIf(options.crossProcess ?? true)('keeps a waiting run across processes: another process resumes it, a third is refused', async () => {
       const runId = `xproc-${label.toLowerCase()}-${Date.now()}`;
       const started = await runChild(['start', 'approval', 'SO20261002', runId], target.env);
       expect(started.output).toMatchObject({ runId, status: 'waiting' });

@@ -1,0 +1,60 @@
+import type { Actor } from 'xstate';
+import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
+import { SwitchboardError } from '../../errors/SwitchboardError.js';
+import type { GraphMachine } from '../compileMachine.js';
+import { driveActor } from '../driveActor.js';
+import { finishRun } from '../executeRun.js';
+import type { GraphMachineEvent, GraphMachineOutput } from '../GraphMachineContext.js';
+import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
+import type { WorkflowRun } from '../WorkflowRun.js';
+import { heldSnapshot } from './holdWaitingRun.js';
+
+/** Everything a leg of a run held in memory needs. */
+export interface MemoryLegOptions {
+  store: RunStore;
+  /** The run as claimed (status `running`). */
+  record: RunRecord;
+  runtime: RunRuntime;
+  resumed: Extract<PendingEvent, { type: 'run.resumed' }>;
+  signal?: AbortSignal;
+  /** Sent right after start (a human reply). */
+  event?: GraphMachineEvent;
+}
+
+/**
+ * Runs a leg of a run started without a store, in memory as its first leg ran: no checkpoint per
+ * step, one write when the leg ends — the new wait (its snapshot, so it can be resumed again), or
+ * the final status and output.
+ */
+export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOptions): Promise<WorkflowRun> {
+  const { runtime, record, store } = options;
+  runtime.emit(record.runId, options.resumed);
+  let held: unknown = null;
+  const done = driveActor(actor, {
+    signal: options.signal,
+    ignoreRestoredWait: options.event !== undefined,
+    onWaiting: (a) => (held = a.getPersistedSnapshot()),
+  });
+  if (options.event !== undefined) actor.send(options.event);
+  let output: GraphMachineOutput = await done;
+  const kept = output.status === 'waiting' ? heldSnapshot(held) : null;
+  if (kept instanceof SwitchboardError) output = { ...output, status: 'failed', error: kept.toJSON(), waiting: null };
+  const run = finishRun(runtime, output);
+  if (kept instanceof SwitchboardError) run.error = kept;
+  const ended = {
+    status: run.status,
+    outputText: run.outputText,
+    error: run.error === undefined ? null : run.error.toJSON(),
+    waitReason: run.waiting?.reason ?? null,
+    snapshot: kept instanceof SwitchboardError ? null : kept,
+    owner: null,
+    leaseExpiresAt: null,
+    lastSeq: runtime.seq,
+  };
+  if ((await store.updateRun(record.runId, record.version, ended)) === null) {
+    // Cancelled (cancelRun on the memory store) while this leg ran: the store's word stands.
+    const current = await store.getRun(record.runId);
+    if (current?.status === 'cancelled') run.status = 'cancelled';
+  }
+  return run;
+}

@@ -1,0 +1,195 @@
+import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type NewRun, type RunFilter, type RunPatch, type RunStore, type StoredEvent } from './RunStore.js';
+import { StoreError } from './StoreError.js';
+
+/** Options for {@link MemoryRunStore}. */
+export interface MemoryRunStoreOptions {
+  /** Time source (default `Date.now`). */
+  now?: () => number;
+  /**
+   * How many finished runs (completed, max-steps, failed, cancelled) to keep; the oldest to finish
+   * is dropped first, with its events and journal. Default: all of them.
+   */
+  maxFinishedRuns?: number;
+}
+
+/** A run as held: JSON kept as text, exactly as the SQL stores keep it, so reads never share objects. */
+interface Held {
+  record: Omit<RunRecord, 'snapshot' | 'error'>;
+  snapshot: string | null;
+  error: string | null;
+  events: Array<{ seq: number; type: string; at: number; data: string }>;
+  journal: Map<string, string>;
+}
+
+const journalKey = (step: number, key: string) => `${step}\u0000${key}`;
+
+/**
+ * A run store in this process's memory: the same contract as the SQLite and PostgreSQL stores
+ * (compare-and-set versions, leases, an ordered event log, the side-effect journal), gone when the
+ * process ends. A run started without a store keeps its waiting snapshot in
+ * {@link defaultMemoryStore}, so `resumeRun` can continue it in the same process.
+ *
+ * @example
+ * const store = new MemoryRunStore();
+ * const run = await graph.run('refund SO1', { store });          // waits at a human node
+ * await resumeRun(graph, run.runId, { reply: 'approved' }, { store });
+ */
+export class MemoryRunStore implements RunStore {
+  readonly #runs = new Map<string, Held>();
+  /** Finished run ids in the order they finished (a Set keeps insertion order). */
+  readonly #finished = new Set<string>();
+  readonly #now: () => number;
+  readonly #maxFinished: number;
+
+  constructor(options: MemoryRunStoreOptions = {}) {
+    const max = options.maxFinishedRuns ?? Number.POSITIVE_INFINITY;
+    if (!(max === Number.POSITIVE_INFINITY || (Number.isInteger(max) && max >= 0))) {
+      throw new StoreError(`MemoryRunStore: maxFinishedRuns must be a non-negative integer; received ${String(max)}`, { code: 'store_config' });
+    }
+    this.#now = options.now ?? Date.now;
+    this.#maxFinished = max;
+  }
+
+  async insertRun(run: NewRun): Promise<RunRecord> {
+    if (this.#runs.has(run.runId)) {
+      throw new StoreError(`cannot create run ${run.runId}: a run with this id already exists`, { code: 'run_conflict' });
+    }
+    const now = this.#now();
+    this.#runs.set(run.runId, {
+      record: {
+        runId: run.runId,
+        graphName: run.graphName,
+        graphHash: run.graphHash,
+        schemaVersion: SNAPSHOT_SCHEMA_VERSION,
+        status: run.status,
+        version: 1,
+        owner: run.owner,
+        leaseExpiresAt: run.leaseExpiresAt,
+        waitReason: null,
+        outputText: null,
+        lastSeq: 0,
+        createdAt: now,
+        updatedAt: now,
+      },
+      snapshot: run.snapshot === undefined || run.snapshot === null ? null : JSON.stringify(run.snapshot),
+      error: null,
+      events: [],
+      journal: new Map(),
+    });
+    this.#noteFinished(run.runId, run.status);
+    return (await this.getRun(run.runId))!;
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const held = this.#runs.get(runId);
+    return held === undefined ? null : toRecord(held);
+  }
+
+  async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const rows: Held[] = [];
+    for (const held of this.#runs.values()) {
+      if (filter.status !== undefined && held.record.status !== filter.status) continue;
+      if (filter.graphName !== undefined && held.record.graphName !== filter.graphName) continue;
+      rows.push(held);
+    }
+    // The SQL stores' order: newest first, then by run id.
+    rows.sort((a, b) => b.record.createdAt - a.record.createdAt || (a.record.runId < b.record.runId ? -1 : a.record.runId > b.record.runId ? 1 : 0));
+    return rows.slice(0, filter.limit ?? 100).map(toRecord);
+  }
+
+  async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
+    const held = this.#runs.get(runId);
+    if (held === undefined || held.record.version !== expectedVersion) return null;
+    // Checked before anything changes: the write is all or nothing, as in one SQL transaction.
+    const seen = new Set(held.events.map((e) => e.seq));
+    for (const e of events) {
+      if (seen.has(e.seq)) throw new StoreError(`cannot append event ${e.seq} to run ${runId}: that sequence number is already stored`, { code: 'run_conflict' });
+      seen.add(e.seq);
+    }
+    const { snapshot, error, ...fields } = patch;
+    for (const [key, value] of Object.entries(fields)) if (value !== undefined) (held.record as Record<string, unknown>)[key] = value;
+    if (snapshot !== undefined) held.snapshot = snapshot === null ? null : JSON.stringify(snapshot);
+    if (error !== undefined) held.error = error === null ? null : JSON.stringify(error);
+    held.record.version = expectedVersion + 1;
+    held.record.updatedAt = this.#now();
+    for (const e of events) held.events.push({ seq: e.seq, type: e.type, at: e.at, data: JSON.stringify(e.data) });
+    if (events.length > 0) held.events.sort((a, b) => a.seq - b.seq);
+    this.#noteFinished(runId, held.record.status);
+    return expectedVersion + 1;
+  }
+
+  async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
+    const held = this.#runs.get(runId);
+    if (held === undefined || held.record.owner !== owner) return false;
+    held.record.leaseExpiresAt = expiresAt;
+    return true;
+  }
+
+  async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
+    const held = this.#runs.get(runId);
+    if (held === undefined) return [];
+    const after = options.afterSeq ?? 0;
+    return held.events
+      .filter((e) => e.seq > after)
+      .slice(0, options.limit ?? 1_000_000)
+      .map((e) => ({ runId, seq: e.seq, type: e.type, at: e.at, data: JSON.parse(e.data) as Record<string, unknown> }));
+  }
+
+  async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
+    const value = this.#runs.get(runId)?.journal.get(journalKey(step, key));
+    return value === undefined ? undefined : { value: JSON.parse(value) };
+  }
+
+  async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
+    const held = this.#runs.get(runId);
+    // The SQL stores keep journal rows of any run id; a memory journal lives with its run.
+    if (held === undefined) return;
+    const k = journalKey(step, key);
+    if (!held.journal.has(k)) held.journal.set(k, JSON.stringify(value ?? null));
+  }
+
+  async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
+    const held = this.#runs.get(runId);
+    const bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text));
+    if (held === undefined) return { snapshotBytes: 0, eventBytes: 0, journalBytes: 0 };
+    let eventBytes = 0;
+    for (const e of held.events) eventBytes += bytes(e.data);
+    let journalBytes = 0;
+    for (const value of held.journal.values()) journalBytes += bytes(value);
+    return { snapshotBytes: bytes(held.snapshot), eventBytes, journalBytes };
+  }
+
+  /** Forgets a run, its events and its journal; false if there was no such run. */
+  deleteRun(runId: string): boolean {
+    this.#finished.delete(runId);
+    return this.#runs.delete(runId);
+  }
+
+  /** Drops every run. */
+  async close(): Promise<void> {
+    this.#runs.clear();
+    this.#finished.clear();
+  }
+
+  /** Keeps at most `maxFinishedRuns` finished runs: the oldest to finish goes first. */
+  #noteFinished(runId: string, status: RunRecord['status']): void {
+    if (!FINISHED_STATUSES.has(status) || this.#finished.has(runId)) return;
+    this.#finished.add(runId);
+    while (this.#finished.size > this.#maxFinished) {
+      const oldest = this.#finished.values().next().value as string;
+      this.#finished.delete(oldest);
+      this.#runs.delete(oldest);
+    }
+  }
+}
+
+function toRecord(held: Held): RunRecord {
+  return { ...held.record, snapshot: held.snapshot === null ? null : JSON.parse(held.snapshot), error: held.error === null ? null : JSON.parse(held.error) };
+}
+
+/**
+ * The in-process store of runs started without a store: a run that waits at a human node keeps
+ * its snapshot here (the last 1,000 finished runs are kept too), so
+ * `resumeRun(graph, runId, { reply })` without a store continues it in the same process.
+ */
+export const defaultMemoryStore = new MemoryRunStore({ maxFinishedRuns: 1_000 });
