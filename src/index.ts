@@ -21,6 +21,8 @@ export { SwitchboardError, type SwitchboardErrorCode, type ErrorFault, type Seri
 export { GraphDefinitionError } from './errors/GraphDefinitionError.js';
 /** A node, router or condition failed during a run. */
 export { WorkflowExecutionError } from './errors/WorkflowExecutionError.js';
+/** A callback that observes a run (recorder, onEvent, inspect, clock, reason) failed; the run went on without it. */
+export { CallbackError, type CallbackKind } from './errors/CallbackError.js';
 /** A run was cancelled (name `AbortError`). */
 export { WorkflowCancelledError } from './errors/WorkflowCancelledError.js';
 
@@ -57,6 +59,7 @@ export type {
   RunWaitingEvent,
   RunResumedEvent,
   RunCompletedEvent,
+  CallbackFailedEvent,
   NodeCustomEvent,
 } from './graph/WorkflowEvent.js';
 /** The common shape of StateGraph and SequentialWorkflow. */

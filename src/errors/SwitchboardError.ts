@@ -10,6 +10,11 @@ export type SwitchboardErrorCode =
   | 'run_cancelled'
   | 'run_waiting'
   | 'not_json'
+  // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
+  | 'callback_failed'
+  // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.
+  | 'value_too_large'
+  | 'store_encoding'
   | 'store_config'
   | 'store_corrupt'
   | 'store_unavailable'

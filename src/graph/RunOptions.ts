@@ -4,6 +4,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { DurableOptions } from './durable/DurableOptions.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { catchThenable } from './catchThenable.js';
 
 /** A source of time, injectable so tests never wait on the real clock. */
 export interface Clock {
@@ -43,9 +44,29 @@ export interface RunOptions extends DurableOptions {
 /** What XState's `createActor` accepts as `inspect`: an observer or a function of inspection events. */
 export type InspectObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
-/** The `inspect` actor option, or nothing (so the actor is created exactly as without it). */
-export function inspectOption(inspect: InspectObserver | undefined): { inspect?: InspectObserver } {
-  return inspect === undefined ? {} : { inspect };
+/**
+ * The `inspect` actor option, or nothing (so the actor is created exactly as without it). The
+ * observer is guarded: the first time it throws or rejects, `onFail` is told and it is called no
+ * more, so a broken inspector never stops the run.
+ */
+export function inspectOption(inspect: InspectObserver | undefined, onFail: (thrown: unknown) => void): { inspect?: (event: InspectionEvent) => void } {
+  if (inspect === undefined) return {};
+  let failed = false;
+  const fail = (thrown: unknown): void => {
+    if (failed) return;
+    failed = true;
+    onFail(thrown);
+  };
+  return {
+    inspect: (event) => {
+      if (failed) return;
+      try {
+        catchThenable(typeof inspect === 'function' ? inspect(event) : inspect.next?.(event), fail);
+      } catch (error) {
+        fail(error);
+      }
+    },
+  };
 }
 
 /** The default clock. */
@@ -72,9 +93,14 @@ export function checkMaxSteps(value: unknown, where: string): number {
   return value;
 }
 
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value;
+/** A short description of a value for error messages: strings quoted, numbers as is, objects by kind. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return `${String(value)}${typeof value === 'bigint' ? 'n' : ''}`;
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if (proto === null || proto === Object.prototype) return 'an object';
+  return `a ${(value as object).constructor?.name ?? 'class instance'}`;
 }

@@ -5,51 +5,15 @@ import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
-import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
-import { secretValues } from '../trace/redact.js';
+import { EventSink } from './EventSink.js';
+import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
 
 /** An event before the runtime stamps its envelope (`nodeId` only for node events). */
 export type PendingEvent = WithoutEnvelope<EngineEvent> | { type: string; nodeId: string; [field: string]: unknown };
-
-/**
- * Where stamped events go: a run's listeners (raw events, in process), its recorders (redacted
- * events, once per event whatever their number) and its sequence counter, shared with its
- * specialists.
- */
-class EventSink {
-  seq: number;
-  listeners: Array<(event: WorkflowEvent) => void> = [];
-  recorders: TraceRecorder[] = [];
-  /** Read from the environment when the first recorder is added. */
-  secrets: readonly string[] | null = null;
-  constructor(seq: number) {
-    this.seq = seq;
-  }
-
-  record(event: WorkflowEvent): void {
-    this.secrets ??= secretValues();
-    let traced: TraceEvent;
-    try {
-      traced = redactEvent(event, this.secrets);
-    } catch {
-      // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
-      const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
-      traced = { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
-    }
-    for (const recorder of this.recorders) {
-      try {
-        recorder.record(traced);
-      } catch {
-        // A failing recorder must not break the run; it stops receiving events.
-        this.recorders = this.recorders.filter((r) => r !== recorder);
-      }
-    }
-  }
-}
 
 /**
  * What a run needs that cannot live in the JSON machine context: the live state map, the session,
@@ -66,6 +30,8 @@ export class RunRuntime {
   /** Resolves when pending checkpoint writes are done; nodes wait for it before they start. */
   barrier: () => Promise<void> = () => Promise.resolve();
   readonly #sink: EventSink;
+  /** The run's id when this runtime starts it (callback failures before its first event are reported under it). */
+  #runId: string | null = null;
   /** A runtime for a specialist run started by this one: same listeners and counter, same clock, no session. */
   child(): RunRuntime {
     return new RunRuntime({ parent: this, clock: this.clock, streaming: this.streaming, journal: this.journal });
@@ -83,6 +49,10 @@ export class RunRuntime {
     streaming?: boolean;
     clock?: Clock;
     onEvent?: (event: WorkflowEvent) => void;
+    /** The engine's own listener (a stream's channel), called after `onEvent`. */
+    listener?: (event: WorkflowEvent) => void;
+    /** The id of the run this runtime starts or continues. */
+    runId?: string;
     /** Receive every event redacted (see TraceRecorder). */
     recorders?: readonly TraceRecorder[];
     /** The last sequence number already used (non-zero when a run continues). */
@@ -95,8 +65,12 @@ export class RunRuntime {
     this.#sink = options.parent === undefined ? new EventSink(options.seq ?? 0) : options.parent.#sink;
     this.session = options.session;
     this.streaming = options.streaming ?? false;
-    this.clock = options.clock ?? systemClock;
+    const clock = options.clock ?? systemClock;
+    this.clock = options.parent === undefined ? guardClock(clock, (thrown, problem) => this.callbackFailed('clock', clock, thrown, problem)) : options.parent.clock;
+    this.#runId = options.runId ?? null;
+    if (options.parent === undefined) this.#sink.report = (error) => this.#report(error);
     if (options.onEvent !== undefined) this.#sink.listeners.push(options.onEvent);
+    if (options.listener !== undefined) this.#sink.listeners.push(options.listener);
     for (const recorder of options.recorders ?? []) this.addRecorder(recorder);
   }
 
@@ -130,10 +104,37 @@ export class RunRuntime {
     this.#sink.listeners = this.#sink.listeners.filter((l) => l !== listener);
   }
 
+  /**
+   * Records that a callback the caller handed in failed (see {@link CallbackError}): a listener
+   * or recorder is detached, and the failure is reported as a `callback.failed` event while the
+   * run is still going.
+   */
+  callbackFailed(kind: CallbackKind, callback: object, thrown: unknown, problem?: string): void {
+    this.#sink.fail(kind, callback, thrown, problem);
+  }
+
+  /** Callback failures so far (this run and its specialists). */
+  get callbackErrors(): readonly CallbackError[] {
+    return this.#sink.callbackErrors;
+  }
+
+  /** Marks the run as reported in full (after `run.completed`): later callback failures are only kept. */
+  close(): void {
+    this.#sink.closed = true;
+  }
+
+  #report(error: CallbackError): void {
+    if (this.#runId === null) return;
+    this.emit(this.#runId, { type: 'callback.failed', callback: error.callback, error: error.toJSON() });
+  }
+
   /** Stamps the envelope on an event and delivers it. */
   emit(runId: string, event: PendingEvent): void {
     const sink = this.#sink;
     if (sink.listeners.length === 0 && sink.recorders.length === 0) return;
+    this.#runId ??= runId;
+    // Read before taking a number, so a failing clock cannot interleave its own report.
+    const at = this.clock.now();
     sink.seq += 1;
     const trace = this.trace;
     const nodeId = (event as { nodeId?: string }).nodeId ?? (event.type === 'edge.traversed' ? (event as { from: string }).from : null);
@@ -142,15 +143,14 @@ export class RunRuntime {
       ...event,
       runId,
       seq: sink.seq,
-      at: this.clock.now(),
+      at,
       traceId: trace.traceId,
       spanId: onNode ? (this.nodeSpanId ?? trace.spanId) : trace.spanId,
       parentSpanId: onNode ? trace.spanId : trace.parentSpanId,
       path: trace.path,
       nodeId,
     } as WorkflowEvent;
-    if (sink.recorders.length > 0) sink.record(stamped);
-    for (const listener of sink.listeners) listener(stamped);
+    sink.deliver(stamped);
   }
 
   /**
@@ -169,6 +169,32 @@ export class RunRuntime {
   get context(): WorkflowContext | null {
     return this.#context;
   }
+}
+
+/**
+ * A checked clock: the first time `now()` throws or returns something other than a finite number,
+ * `onFail` is told and the system clock is used from then on.
+ */
+export function guardClock(clock: Clock, onFail: (thrown: unknown, problem?: string) => void): Clock {
+  let failed = false;
+  const fallBack = (thrown: unknown, problem?: string): number => {
+    failed = true;
+    onFail(thrown, problem);
+    return systemClock.now();
+  };
+  return {
+    now: () => {
+      if (failed) return systemClock.now();
+      let time: unknown;
+      try {
+        time = clock.now();
+      } catch (error) {
+        return fallBack(error);
+      }
+      if (typeof time === 'number' && Number.isFinite(time)) return time;
+      return fallBack(time, `clock.now() returned ${typeof time === 'number' ? String(time) : `a ${typeof time}`}`);
+    },
+  };
 }
 
 const runtimes = new WeakMap<AnyActorRef, RunRuntime>();

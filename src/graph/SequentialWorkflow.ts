@@ -64,7 +64,7 @@ export class SequentialWorkflow implements Workflow {
 
   /** Runs every node in order and yields the events; nodes' `executeStream` is used. */
   stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
-    return streamRun((i, o) => startRun(this.toMachine(), i, o, true), input, options);
+    return streamRun((i, o, l) => startRun(this.toMachine(), i, o, true, l), input, options);
   }
 
   #spec(): GraphSpec {

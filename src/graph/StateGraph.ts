@@ -139,7 +139,7 @@ export class StateGraph implements Workflow {
 
   /** Runs the graph and yields its events; the last one is `run.completed`. Nodes' `executeStream` is used. */
   stream(input: string | AgentRequest, options: RunOptions = {}): AsyncIterable<WorkflowEvent> {
-    return streamRun((i, o) => startRun(this.toMachine(), i, o, true), input, options);
+    return streamRun((i, o, l) => startRun(this.toMachine(), i, o, true, l), input, options);
   }
 
   #changed(): this {

@@ -1,5 +1,6 @@
 import type { AgentRequest, AgentResult } from './AgentNode.js';
 import type { StateDelta } from './SharedState.js';
+import type { CallbackKind } from '../errors/CallbackError.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 
@@ -102,6 +103,17 @@ export interface EdgeTraversedEvent extends EventEnvelope {
   routeKey?: string;
 }
 
+/**
+ * A callback the caller handed in (a recorder, `onEvent`, `inspect`, the clock, a human node's
+ * reason) threw, rejected or returned something unusable. The run goes on without it; the error
+ * is also in `run.callbackErrors`.
+ */
+export interface CallbackFailedEvent extends EventEnvelope {
+  type: 'callback.failed';
+  callback: CallbackKind;
+  error: SerializedError;
+}
+
 /** The last event of every run, whatever its status. */
 export interface RunCompletedEvent extends EventEnvelope {
   type: 'run.completed';
@@ -126,6 +138,7 @@ export type EngineEvent =
   | EdgeTraversedEvent
   | RunWaitingEvent
   | RunResumedEvent
+  | CallbackFailedEvent
   | RunCompletedEvent;
 
 /** Everything `stream()` yields and `RunOptions.onEvent` receives. */

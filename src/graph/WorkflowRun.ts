@@ -21,6 +21,11 @@ export interface WorkflowRun {
   /** Set when the run `failed` (a Switchboard error whose `cause` is what was thrown). */
   error?: SwitchboardError;
   /**
+   * Set when a callback that observes the run (a recorder, `onEvent`, `inspect`, the clock, a human
+   * node's reason) failed: each was detached or replaced and the run went on. Code `callback_failed`.
+   */
+  callbackErrors?: SwitchboardError[];
+  /**
    * Set when the run is `waiting`: the human node and the reason. Resume it with `resumeRun`: with
    * the run's store, or without one for a run started without a store (held in this process).
    */

@@ -5,24 +5,14 @@ import { specOf, type GraphMachine } from './compileMachine.js';
 import { heldSnapshot, holdWaitingRun } from './durable/holdWaitingRun.js';
 import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
-import { checkMaxSteps, inspectOption, toRequest, type RunOptions } from './RunOptions.js';
+import { checkRunOptions } from './checkRunOptions.js';
+import { inspectOption, toRequest, type RunOptions } from './RunOptions.js';
 import { createWithRuntime, RunRuntime } from './RunRuntime.js';
 import { SharedState } from './SharedState.js';
+import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
-import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { SwitchboardError, type SerializedError, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
-
-/** Checks run options that are easy to get wrong, before anything runs. */
-export function checkRunOptions(options: RunOptions): void {
-  if (options.maxSteps !== undefined) checkMaxSteps(options.maxSteps, 'RunOptions');
-  if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.trim() === '')) {
-    throw new GraphDefinitionError('RunOptions.runId must be a non-empty string; omit it to get a generated id');
-  }
-  if (options.state !== undefined && (options.state === null || typeof options.state !== 'object' || options.state instanceof Map)) {
-    throw new GraphDefinitionError('RunOptions.state must be a plain object of JSON values (not a Map); it seeds the shared state');
-  }
-}
 
 /** Rebuilds an error object from its JSON form when the original is not at hand. */
 function reviveError(error: SerializedError): SwitchboardError {
@@ -49,13 +39,16 @@ export async function executeRun(
   input: string | AgentRequest,
   options: RunOptions,
   streaming: boolean,
+  listener?: (event: WorkflowEvent) => void,
 ): Promise<WorkflowRun> {
-  const request = toRequest(input);
   checkRunOptions(options);
+  const request = toRequest(input);
   const runId = options.runId ?? randomUUID();
-  const runtime = new RunRuntime({ session: options.session, streaming, clock: options.clock, onEvent: options.onEvent, recorders: options.recorders });
+  const { session, clock, onEvent, recorders } = options;
+  const runtime = new RunRuntime({ runId, session, streaming, clock, onEvent, listener, recorders });
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
-  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options), ...inspectOption(options.inspect) }));
+  const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
+  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options), ...inspect }));
   let held: unknown = null;
   const output = await driveActor(actor, { signal: options.signal, onWaiting: (a) => (held = a.getPersistedSnapshot()) });
   if (output.status !== 'waiting') return finishRun(runtime, output);
@@ -86,6 +79,10 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
   }
   if (output.waiting !== null) run.waiting = { nodeId: output.waiting.nodeId, reason: output.waiting.reason };
+  if (runtime.callbackErrors.length > 0) run.callbackErrors = [...runtime.callbackErrors];
+  // run.completed is the last event: a listener failing on it is kept, not reported as another event.
+  runtime.close();
   runtime.emit(run.runId, { type: 'run.completed', run });
+  if (runtime.callbackErrors.length > (run.callbackErrors?.length ?? 0)) run.callbackErrors = [...runtime.callbackErrors];
   return run;
 }

@@ -9,6 +9,8 @@ import { applyDelta } from './SharedState.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newSpanId } from '../trace/TraceContext.js';
+import { catchThenable } from './catchThenable.js';
+import { describeValue } from './RunOptions.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 
 type Args = StepArgs;
@@ -92,8 +94,16 @@ export function machineActions(spec: GraphSpec) {
       const runtime = runtimeOf(args.self);
       let reason: string;
       try {
-        reason = typeof node.reason === 'function' ? String(node.reason(bind(args), args.context.request)) : node.reason;
+        const given: unknown = typeof node.reason === 'function' ? node.reason(bind(args), args.context.request) : node.reason;
+        if (typeof given === 'string') {
+          reason = given;
+        } else {
+          const problem = `the reason function of node "${nodeId}" returned ${catchThenable(given) ? 'a Promise' : describeValue(given)}`;
+          runtime.callbackFailed('reason', node, given, problem);
+          reason = `waiting for a human reply (${problem})`;
+        }
       } catch (error) {
+        runtime.callbackFailed('reason', node, error);
         reason = `waiting for a human reply (the reason function failed: ${describeThrown(error)})`;
       }
       if (runtime.listening) runtime.emit(args.context.runId, { type: 'run.waiting', nodeId, step: args.context.steps, reason });

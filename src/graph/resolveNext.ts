@@ -5,6 +5,8 @@ import { END } from './END.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown } from '../errors/SwitchboardError.js';
+import { catchThenable } from './catchThenable.js';
+import { describeValue } from './RunOptions.js';
 
 /** The routing decision for one step: an index into the node's routes, -1 to end, or an error. */
 export type RouteDecision =
@@ -40,7 +42,8 @@ export function resolveNext(
     }
     if (key === null || key === undefined) continue;
     if (typeof key !== 'string') {
-      const what = key instanceof Promise ? 'a Promise (routers must be synchronous)' : `a ${typeof key}`;
+      // A promise is refused, and its rejection handled so it never reaches the process.
+      const what = catchThenable(key) ? 'a Promise (routers must be synchronous)' : describeValue(key);
       return fail(node, `router #${g + 1} of node "${node.id}" returned ${what}; return a node id, END, a route-map key, or null to skip`, 'route_failed');
     }
     const target = group.routeMap === null ? key : group.routeMap.get(key);
@@ -64,7 +67,7 @@ export function resolveNext(
       const to = transition.to === END ? 'END' : `"${transition.to}"`;
       return fail(node, `condition of transition "${node.id}" → ${to} threw: ${describeThrown(cause)}`, 'route_failed', cause);
     }
-    if (taken instanceof Promise) {
+    if (catchThenable(taken)) {
       return fail(node, `condition of transition "${node.id}" → "${transition.to}" returned a Promise; conditions must be synchronous`, 'route_failed');
     }
     if (taken) return { entry: transition.entry };

@@ -10,7 +10,7 @@ import type { WorkflowRun } from './WorkflowRun.js';
  * rejects the first `next()`.
  */
 export function streamRun(
-  start: (input: string | AgentRequest, options: RunOptions) => Promise<WorkflowRun>,
+  start: (input: string | AgentRequest, options: RunOptions, listener: (event: WorkflowEvent) => void) => Promise<WorkflowRun>,
   input: string | AgentRequest,
   options: RunOptions,
 ): AsyncIterable<WorkflowEvent> {
@@ -22,15 +22,13 @@ export function streamRun(
       if (outer?.aborted) controller.abort(outer.reason);
       else outer?.addEventListener('abort', forward, { once: true });
       const channel = new EventChannel<WorkflowEvent>(() => controller.abort());
-      const onEvent = (event: WorkflowEvent) => {
-        options.onEvent?.(event);
-        channel.push(event);
-      };
+      // The caller's onEvent stays a listener of its own, so one that throws is detached alone.
+      const listener = (event: WorkflowEvent) => channel.push(event);
       // Start on the next microtask so that a definition error surfaces through next(), not here.
       queueMicrotask(() => {
         let running: Promise<WorkflowRun>;
         try {
-          running = start(input, { ...options, signal: controller.signal, onEvent });
+          running = start(input, { ...options, signal: controller.signal }, listener);
         } catch (error) {
           running = Promise.reject(error);
         }

@@ -6,6 +6,7 @@ import type { ResumeOptions } from './DurableOptions.js';
 import { ownerMayBeAlive } from './owner.js';
 import { resumeRun } from './resumeRun.js';
 import { systemClock } from '../RunOptions.js';
+import { guardClock } from '../RunRuntime.js';
 
 /** What `recover()` did with one run. */
 export type RecoveryOutcome =
@@ -37,7 +38,7 @@ export function isOrphaned(record: RunRecord, now: number): boolean {
  */
 export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutcome[]> {
   const { store } = options;
-  const now = (options.clock ?? systemClock).now();
+  const now = guardClock(options.clock ?? systemClock, () => {}).now();
   for (const record of await store.listRuns({ status: 'running', limit: 10_000 })) {
     if (isOrphaned(record, now)) {
       // A lost compare-and-set means the owner was alive after all, or another process got there first.

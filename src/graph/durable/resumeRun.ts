@@ -4,8 +4,10 @@ import { RunStateError } from '../../errors/RunStateError.js';
 import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext, HumanReplyEvent } from '../GraphMachineContext.js';
 import { graphHash } from '../graphHash.js';
-import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
-import { inspectOption, systemClock } from '../RunOptions.js';
+import { createWithRuntime, guardClock, RunRuntime } from '../RunRuntime.js';
+import { describeValue, inspectOption, systemClock } from '../RunOptions.js';
+import { checkRunOptions } from '../checkRunOptions.js';
+import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import type { Workflow } from '../Workflow.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
@@ -68,6 +70,14 @@ export async function resumeRun(
   event: ResumeEvent | undefined,
   options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {},
 ): Promise<WorkflowRun> {
+  if (typeof graph !== 'object' || graph === null) {
+    throw new GraphDefinitionError(`resumeRun: pass the graph (or its machine) that started the run; received ${describeValue(graph)}`);
+  }
+  if (typeof runId !== 'string' || runId === '') throw new GraphDefinitionError(`resumeRun: runId must be a non-empty string; received ${describeValue(runId)}`);
+  if (event !== undefined && (typeof event !== 'object' || event === null)) {
+    throw new RunStateError(`resume(${runId}): pass { reply: string } or nothing; received ${describeValue(event)}`, { code: 'invalid_reply', runId });
+  }
+  checkRunOptions(options, 'ResumeOptions');
   const machine = 'toMachine' in graph ? graph.toMachine() : graph;
   // Without a store, the run is one that was started without one: its wait is held in memory.
   const inMemory = options.store === undefined;
@@ -92,9 +102,11 @@ export async function resumeRun(
     throw new RunStateError(`run ${runId} is ${record.status}; only interrupted runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
   }
   const clock = options.clock ?? systemClock;
+  // Only for the claim: the run's own clock (which reports a failure) is the runtime's.
+  const claimClock = guardClock(clock, () => {});
   const owner = options.owner ?? defaultOwner();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const version = await store.updateRun(runId, record.version, { status: 'running', owner, leaseExpiresAt: clock.now() + leaseMs });
+  const version = await store.updateRun(runId, record.version, { status: 'running', owner, leaseExpiresAt: claimClock.now() + leaseMs });
   const claimed = version === null ? null : await store.getRun(runId);
   if (claimed === null) {
     throw new RunStateError(`run ${runId} was changed by another process while resuming (version ${record.version} is stale); nothing was changed`, {
@@ -111,6 +123,7 @@ export async function resumeRun(
     streaming: options.streaming ?? false,
     clock,
     onEvent: options.onEvent,
+    runId,
     recorders: options.recorders,
     journal: inMemory ? null : storeJournal(store),
     seq: lastSeq,
@@ -120,7 +133,8 @@ export async function resumeRun(
   const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;
   // The node the run continues at reports under a new span of this leg (its first span ended with the last leg).
   if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
-  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspectOption(options.inspect) }));
+  const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
+  const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspect }));
   const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
   if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
@@ -130,7 +144,7 @@ export async function resumeRun(
     runtime,
     owner,
     leaseMs,
-    clock,
+    clock: runtime.clock,
     signal: options.signal,
     event: reply,
     ...(reply === undefined ? {} : { ignoreRestoredWait: true }),

@@ -3,10 +3,12 @@ import { createActor } from 'xstate';
 import type { RunStore } from '../../persistence/RunStore.js';
 import type { AgentRequest } from '../AgentNode.js';
 import { specOf, type GraphMachine } from '../compileMachine.js';
-import { checkRunOptions, machineInput } from '../executeRun.js';
+import { checkRunOptions } from '../checkRunOptions.js';
+import { machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
 import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
 import { inspectOption, systemClock, toRequest, type RunOptions } from '../RunOptions.js';
+import type { WorkflowEvent } from '../WorkflowEvent.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { MemoryRecorder } from '../../trace/MemoryRecorder.js';
 import { DEFAULT_LEASE_MS } from './DurableOptions.js';
@@ -34,9 +36,10 @@ export async function runDurable(
   input: string | AgentRequest,
   options: RunOptions & { store: RunStore },
   streaming: boolean,
+  listener?: (event: WorkflowEvent) => void,
 ): Promise<WorkflowRun> {
-  const request = toRequest(input);
   checkRunOptions(options);
+  const request = toRequest(input);
   if (options.state !== undefined) assertJson(options.state, 'RunOptions.state');
   const spec = specOf(machine);
   const runId = options.runId ?? randomUUID();
@@ -49,14 +52,17 @@ export async function runDurable(
     streaming,
     clock,
     onEvent: options.onEvent,
+    listener,
+    runId,
     recorders: options.recorders,
     journal: storeJournal(store),
   });
+  const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Events of the initial transition happen inside createActor, before the run row exists.
   const early = new MemoryRecorder();
   runtime.addRecorder(early);
   const actor = createWithRuntime(runtime, () =>
-    createActor(machine, { input: machineInput(request, runId, options), ...inspectOption(options.inspect) }),
+    createActor(machine, { input: machineInput(request, runId, options), ...inspect }),
   );
   const record = await store.insertRun({
     runId,
@@ -64,9 +70,9 @@ export async function runDurable(
     graphHash: graphHash(spec),
     status: 'running',
     owner,
-    leaseExpiresAt: clock.now() + leaseMs,
+    leaseExpiresAt: runtime.clock.now() + leaseMs,
     snapshot: storableSnapshot(actor.getPersistedSnapshot(), secretValues()),
   });
   runtime.removeRecorder(early);
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock, signal: options.signal, earlyEvents: early.events });
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events });
 }

@@ -1,0 +1,97 @@
+import { catchThenable } from './catchThenable.js';
+import type { WorkflowEvent } from './WorkflowEvent.js';
+import { CallbackError, type CallbackKind } from '../errors/CallbackError.js';
+import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import { secretValues } from '../trace/redact.js';
+
+type Listener = (event: WorkflowEvent) => void;
+
+/**
+ * Where a run's stamped events go: its listeners (raw events, in process), its recorders (redacted
+ * events, once per event whatever their number) and its sequence counter, shared with its
+ * specialists. A listener or recorder that throws or rejects is detached; the failure is kept in
+ * {@link callbackErrors} and reported through {@link report} (as a `callback.failed` event) to
+ * the observers that remain.
+ */
+export class EventSink {
+  seq: number;
+  listeners: Listener[] = [];
+  recorders: TraceRecorder[] = [];
+  /** Read from the environment when the first recorder is added. */
+  secrets: readonly string[] | null = null;
+  /** Every callback failure of the run (and its specialists), in order. */
+  readonly callbackErrors: CallbackError[] = [];
+  /** Set once the run reported its last event: later failures are kept but not reported. */
+  closed = false;
+  /** Reports a failure as an event; set by the run's root runtime. */
+  report: (error: CallbackError) => void = () => {};
+  /** Callbacks that already failed: a callback fails once, however many of its promises reject. */
+  readonly #failed = new WeakSet<object>();
+  /** How deep inside {@link deliver} we are, and the failures waiting for it to finish. */
+  #depth = 0;
+  #queued: CallbackError[] = [];
+
+  constructor(seq: number) {
+    this.seq = seq;
+  }
+
+  /** Delivers a stamped event: recorders first (redacted), then listeners (raw). */
+  deliver(event: WorkflowEvent): void {
+    this.#depth += 1;
+    try {
+      if (this.recorders.length > 0) this.#record(event);
+      for (const listener of this.listeners) {
+        if (this.#failed.has(listener)) continue;
+        this.#call('onEvent', listener, () => listener(event));
+      }
+    } finally {
+      this.#depth -= 1;
+    }
+    // Failures during a delivery are reported after it, so every observer sees events in order.
+    while (this.#depth === 0 && this.#queued.length > 0 && !this.closed) this.report(this.#queued.shift()!);
+  }
+
+  /**
+   * Records that a callback failed: detaches it if it is a listener or recorder, keeps the error
+   * and reports it once. `problem` describes a bad return value (nothing was thrown).
+   */
+  fail(kind: CallbackKind, callback: object, thrown: unknown, problem?: string): void {
+    if (this.#failed.has(callback)) return;
+    this.#failed.add(callback);
+    this.listeners = this.listeners.filter((l) => l !== callback);
+    this.recorders = this.recorders.filter((r) => r !== callback);
+    const error = new CallbackError(kind, thrown, problem);
+    this.callbackErrors.push(error);
+    if (this.closed) return;
+    if (this.#depth > 0) this.#queued.push(error);
+    else this.report(error);
+  }
+
+  #call(kind: CallbackKind, callback: object, call: () => unknown): void {
+    let returned: unknown;
+    try {
+      returned = call();
+    } catch (error) {
+      this.fail(kind, callback, error);
+      return;
+    }
+    catchThenable(returned, (error) => this.fail(kind, callback, error));
+  }
+
+  #record(event: WorkflowEvent): void {
+    this.secrets ??= secretValues();
+    let traced: TraceEvent;
+    try {
+      traced = redactEvent(event, this.secrets);
+    } catch {
+      // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
+      const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
+      traced = { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
+    }
+    for (const recorder of this.recorders) {
+      if (this.#failed.has(recorder)) continue;
+      this.#call('recorder', recorder, () => recorder.record(traced));
+    }
+  }
+}

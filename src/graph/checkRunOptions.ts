@@ -1,0 +1,50 @@
+import type { ResumeOptions } from './durable/DurableOptions.js';
+import { checkMaxSteps, describeValue, type RunOptions } from './RunOptions.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+
+const STORE_METHODS = ['insertRun', 'getRun', 'listRuns', 'updateRun', 'renewLease', 'listEvents', 'getJournal', 'putJournal'] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+function fail(field: string, expected: string, value: unknown): never {
+  throw new GraphDefinitionError(`${field} must be ${expected}; received ${describeValue(value)}`);
+}
+
+/**
+ * Checks run (or resume) options that are easy to get wrong, before anything runs or is stored:
+ * each field that is present must have the right type, or a `GraphDefinitionError` names it, what
+ * it must be and what it was.
+ */
+export function checkRunOptions(options: RunOptions | Partial<ResumeOptions>, where = 'RunOptions'): void {
+  if (!isObject(options) || Array.isArray(options)) fail(where, 'an object (or omitted)', options);
+  const o = options as RunOptions;
+  if (o.maxSteps !== undefined) checkMaxSteps(o.maxSteps, where);
+  if (o.runId !== undefined && (typeof o.runId !== 'string' || o.runId.trim() === '' || o.runId.length > 200)) {
+    fail(`${where}.runId`, 'a non-blank string of at most 200 characters (omit it to get a generated id)', o.runId);
+  }
+  if (o.state !== undefined && (!isObject(o.state) || Array.isArray(o.state) || o.state instanceof Map)) {
+    fail(`${where}.state`, 'a plain object of JSON values (not a Map or an array); it seeds the shared state', o.state);
+  }
+  if (o.signal !== undefined && !(isObject(o.signal) && typeof o.signal.aborted === 'boolean' && typeof o.signal.addEventListener === 'function')) {
+    fail(`${where}.signal`, 'an AbortSignal', o.signal);
+  }
+  if (o.onEvent !== undefined && typeof o.onEvent !== 'function') fail(`${where}.onEvent`, 'a function (event) => void', o.onEvent);
+  if (o.recorders !== undefined) {
+    if (!Array.isArray(o.recorders)) fail(`${where}.recorders`, 'an array of recorders', o.recorders);
+    o.recorders.forEach((recorder: unknown, i) => {
+      if (!isObject(recorder) || typeof recorder.record !== 'function') fail(`${where}.recorders[${i}]`, 'an object with record(event)', recorder);
+    });
+  }
+  if (o.inspect !== undefined && typeof o.inspect !== 'function' && !(isObject(o.inspect) && typeof o.inspect.next === 'function')) {
+    fail(`${where}.inspect`, 'a function or an observer with next(event)', o.inspect);
+  }
+  if (o.clock !== undefined && !(isObject(o.clock) && typeof o.clock.now === 'function')) fail(`${where}.clock`, 'an object with now() returning epoch ms', o.clock);
+  if (o.store !== undefined) {
+    const missing = isObject(o.store) ? STORE_METHODS.filter((m) => typeof (o.store as unknown as Record<string, unknown>)[m] !== 'function') : STORE_METHODS;
+    if (missing.length > 0) fail(`${where}.store`, `a RunStore (SqliteRunStore, PostgresRunStore or one with ${missing.join(', ')})`, o.store);
+  }
+  if (o.owner !== undefined && (typeof o.owner !== 'string' || o.owner.trim() === '')) fail(`${where}.owner`, 'a non-blank string', o.owner);
+  if (o.leaseMs !== undefined && (typeof o.leaseMs !== 'number' || !Number.isInteger(o.leaseMs) || o.leaseMs < 1 || o.leaseMs > 2_147_483_647)) {
+    fail(`${where}.leaseMs`, 'a positive integer number of milliseconds (at most 2147483647)', o.leaseMs);
+  }
+}
