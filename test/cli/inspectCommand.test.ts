@@ -69,15 +69,18 @@ describe('switchboard inspect', () => {
     const raw: string[] = [];
     const viewer = new WebSocket(`ws://127.0.0.1:${port}`);
     const finished = output(child, /completed/);
+    let sawDone!: () => void;
+    // The inspector sends on its own timers: wait for the machine's own final snapshot (its node
+    // actors finish too, earlier), not for a while.
+    const doneSnapshot = new Promise<void>((resolve) => (sawDone = resolve));
     viewer.on('message', (data: Buffer) => {
       raw.push(data.toString());
-      messages.push(JSON.parse(data.toString()) as Message);
+      const message = JSON.parse(data.toString()) as Message;
+      messages.push(message);
+      if (message.type === '@xstate.snapshot' && message.snapshot?.status === 'done' && message.snapshot.value === 'completed') sawDone();
     });
     await finished;
-    const deadline = Date.now() + 10_000;
-    while (!messages.some((m) => m.type === '@xstate.snapshot' && m.snapshot?.status === 'done') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await doneSnapshot;
     viewer.close();
 
     const types = new Set(messages.map((m) => m.type));

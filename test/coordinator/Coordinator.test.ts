@@ -114,14 +114,17 @@ describe('Coordinator', () => {
 
   it('cancels the specialists in flight when the run is cancelled', async () => {
     const aborted: string[] = [];
+    const controller = new AbortController();
+    let started = 0;
     const slow = new StateGraph({ name: 'slow' })
-      .addNode('wait', (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => (aborted.push(ctx.runId), resolve(null)))))
+      .addNode('wait', (ctx) => new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => (aborted.push(ctx.runId), resolve(null)));
+        // Cancel once both specialists are in flight.
+        if (++started === 2) controller.abort();
+      }))
       .start('wait');
     const coordinator = new Coordinator({ specialists: { slow } });
-    const controller = new AbortController();
-    const pending = parentGraph(coordinator, [{ kind: 'slow', input: 'a' }, { kind: 'slow', input: 'b' }]).run('x', { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
-    const run = await pending;
+    const run = await parentGraph(coordinator, [{ kind: 'slow', input: 'a' }, { kind: 'slow', input: 'b' }]).run('x', { signal: controller.signal });
     expect(run.status).toBe('cancelled');
     expect(aborted.sort()).toEqual([`${run.runId}/slow[1]`, `${run.runId}/slow[2]`]);
   });
@@ -130,9 +133,12 @@ describe('Coordinator', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let attempts = 0;
+    let bothInFlight!: () => void;
+    const inFlight = new Promise<void>((resolve) => (bothInFlight = resolve));
     const gated = new StateGraph({ name: 'gated' })
       .addNode('work', async (ctx, request) => {
         attempts += 1;
+        if (attempts === 2) bothInFlight();
         if (attempts <= 2) await gate;
         return `done ${String(request.input)}`;
       })
@@ -140,7 +146,7 @@ describe('Coordinator', () => {
     const coordinator = new Coordinator({ specialists: { gated } });
     const graph = parentGraph(coordinator, [{ kind: 'gated', input: 'a' }, { kind: 'gated', input: 'b' }]);
     const first = createActor(graph.toMachine(), { input: { request: 'x', runId: 'coord-1' } }).start();
-    await new Promise((r) => setTimeout(r, 20));
+    await inFlight;
     const json = serializeSnapshot(first.getPersistedSnapshot());
     first.stop();
     release();

@@ -139,11 +139,12 @@ describe('executeStream', () => {
   });
 
   it('cancels the run when the consumer stops iterating', async () => {
-    let aborted = false;
+    let aborted!: () => void;
+    const nodeAborted = new Promise<void>((resolve) => (aborted = resolve));
     const graph = new StateGraph()
       .addNode('a', () => 'A')
       .addNode('slow', (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => {
-        aborted = true;
+        aborted();
         resolve(null);
       })))
       .start('a')
@@ -151,8 +152,8 @@ describe('executeStream', () => {
     for await (const event of graph.stream('x')) {
       if (event.type === 'node.started' && event.nodeId === 'slow') break;
     }
-    await new Promise((r) => setTimeout(r, 10));
-    expect(aborted).toBe(true);
+    // Resolves only if the node's signal is aborted; a run left going would time the test out.
+    await nodeAborted;
   });
 });
 

@@ -66,6 +66,8 @@ describe('graph.toMachine()', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let bRuns = 0;
+    let bStarted!: () => void;
+    const bInFlight = new Promise<void>((r) => (bStarted = r));
     const graph = new StateGraph()
       .addNode('a', (ctx) => {
         ctx.put('fromA', 1);
@@ -73,13 +75,14 @@ describe('graph.toMachine()', () => {
       })
       .addNode('b', async (ctx, r) => {
         bRuns++;
+        bStarted();
         if (bRuns === 1) await gate;
         return `${String(r.input)}+B${ctx.get<number>('fromA')}`;
       })
       .start('a')
       .addEdge('a', 'b');
     const first = createActor(graph.toMachine(), { input: { request: 'go', runId: 'p1' } }).start();
-    await new Promise((r) => setTimeout(r, 5));
+    await bInFlight;
     const json = serializeSnapshot(first.getPersistedSnapshot());
     first.stop();
     release();

@@ -99,11 +99,16 @@ export function durableContract(label: string, makeTarget: () => StoreTarget, op
       await expect(resumeRun(approvalGraph(), waiting.runId, { reply: 'late' }, { store })).rejects.toMatchObject({ code: 'run_finished' });
       await expect(cancelRun(store, waiting.runId)).rejects.toMatchObject({ code: 'run_finished' });
 
+      let nodeStarted!: () => void;
+      const inFlight = new Promise<void>((resolve) => (nodeStarted = resolve));
       const slow = new StateGraph({ name: 'slow' })
-        .addNode('wait', (ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve(null))))
+        .addNode('wait', (ctx) => new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => resolve(null));
+          nodeStarted();
+        }))
         .start('wait');
       const pending = slow.run('x', { store, runId: `slow-${label}` });
-      await new Promise((r) => setTimeout(r, 50));
+      await inFlight;
       await cancelRun(store, `slow-${label}`);
       const run = await pending;
       expect(run.status).toBe('cancelled');

@@ -37,8 +37,9 @@ describe('the sales report MCP server over stdio', () => {
     } finally {
       await client.close();
     }
-    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(pid)).toBe(false);
+    // The process ends on its own after close; how soon depends on the machine's load, so wait for it
+    // (a process that never ends times the test out).
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
   });
 
   it('rejects with a retryable ToolError when the server cannot be reached', async () => {
