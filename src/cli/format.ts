@@ -1,3 +1,4 @@
+import { readPath } from '../graph/PathLog.js';
 import type { RunRecord, StoredEvent } from '../persistence/RunStore.js';
 
 /** Cuts text to `max` characters on one line. */
@@ -16,8 +17,7 @@ export function table(headers: string[], rows: string[][]): string {
 
 /** The path and step count stored in a run's snapshot. */
 export function snapshotPath(record: RunRecord): string[] {
-  const context = (record.snapshot as { context?: { path?: unknown } } | null)?.context;
-  return Array.isArray(context?.path) ? (context.path as string[]) : [];
+  return readPath((record.snapshot as { context?: { path?: unknown } } | null)?.context?.path);
 }
 
 /** One row per run: id, graph, status, steps, when, and what it waits for or answered. */

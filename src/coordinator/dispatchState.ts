@@ -77,14 +77,16 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
     };
   };
 
+  /** The state with the task's result recorded (a new object), after reporting it. */
   const record = (args: StepArgs, index: number, result: TaskResult) => {
     const results = [...((args.context.state[config.resultsKey] as TaskResult[] | undefined) ?? [])];
     results[index] = result;
-    bookkeep(contextOf(args), args.context.state, config.resultsKey, results);
+    const state = bookkeep(args, args.context.state, { [config.resultsKey]: results });
     const runtime = runtimeOf(args.self);
     if (runtime.listening) {
       runtime.emit(args.context.runId, { type: 'specialist.completed', nodeId: node.id, index, kind: result.kind, specialistRunId: result.runId, status: result.status, needsHuman: result.needsHuman });
     }
+    return { state };
   };
 
   const regions: Record<string, object> = {};
@@ -121,30 +123,24 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
         const raw = args.context.state[config.tasksKey];
         const parsed = CoordinatorTask.array().max(config.maxTasks).safeParse(raw);
         const unknown = parsed.success ? parsed.data.find((t) => !(t.kind in config.specialists)) : undefined;
-        const ctx = contextOf(args);
         if (!parsed.success || unknown !== undefined) {
           const why = parsed.success ? `unknown specialist kind "${unknown!.kind}" (known: ${kinds.join(', ')})` : parsed.error.issues.map((i) => `${i.path.join('.') || config.tasksKey}: ${i.message}`).join('; ');
           const error = new WorkflowExecutionError(`coordinator "${node.id}": the tasks in state "${config.tasksKey}" are not valid: ${why}; write at most ${config.maxTasks} tasks { kind, input }`, { code: 'invalid_tasks', nodeId: node.id });
           runtimeOf(args.self).error = error;
-          bookkeep(ctx, args.context.state, config.tasksKey, []);
-          return { error: error.toJSON() };
+          return { state: bookkeep(args, args.context.state, { [config.tasksKey]: [] }), error: error.toJSON() };
         }
-        bookkeep(ctx, args.context.state, config.tasksKey, parsed.data);
-        bookkeep(ctx, args.context.state, config.resultsKey, []);
         startedAt.set(args.context.runId, runtimeOf(args.self).clock.now());
-        return {};
+        return { state: bookkeep(args, args.context.state, { [config.tasksKey]: parsed.data, [config.resultsKey]: [] }) };
       }),
       [n.taskDone]: assign((args: StepArgs, { index }: { index: number }) => {
         const output = args.event.output as GraphMachineOutput;
-        record(args, index, resultOf(tasksIn(args.context, config.tasksKey)[index]!, index, output.runId, config, output));
-        return {};
+        return record(args, index, resultOf(tasksIn(args.context, config.tasksKey)[index]!, index, output.runId, config, output));
       }),
       [n.taskFailed]: assign((args: StepArgs, { index, kind }: { index: number; kind: string }) => {
         const task = tasksIn(args.context, config.tasksKey)[index]!;
         const error = serializeError(args.event.error);
         const runId = `${args.context.runId}/${kind}[${index + 1}]`;
-        record(args, index, { index, kind, input: task.input, runId, status: 'failed', outputText: null, needsHuman: false, reason: `specialist failed: ${describeThrown(args.event.error)}`, path: [], error, output: {} });
-        return {};
+        return record(args, index, { index, kind, input: task.input, runId, status: 'failed', outputText: null, needsHuman: false, reason: `specialist failed: ${describeThrown(args.event.error)}`, path: [], error, output: {} });
       }),
       [n.join]: assign((args: StepArgs) => {
         const ctx = contextOf(args);

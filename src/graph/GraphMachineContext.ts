@@ -1,4 +1,5 @@
 import type { AgentRequest, AgentResult } from './AgentNode.js';
+import type { PathLog } from './PathLog.js';
 import type { StateDelta } from './SharedState.js';
 import type { RunStatus } from './WorkflowRun.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
@@ -17,8 +18,8 @@ export interface RouteChoice {
 
 /**
  * The machine's context. Plain JSON, so `getPersistedSnapshot()` round-trips through
- * `JSON.stringify`. `path` and `state` are updated in place (O(1) per step); serialize a persisted
- * snapshot when you take it rather than keeping the object.
+ * `JSON.stringify`. It is never changed in place: every step makes new `state` and `path` objects
+ * (sharing what did not change), so a snapshot once handed out stays as it was.
  */
 export interface GraphMachineContext {
   runId: string;
@@ -30,7 +31,8 @@ export interface GraphMachineContext {
   /** The last node's result. */
   result: AgentResult | null;
   state: Record<string, unknown>;
-  path: string[];
+  /** The node ids executed so far (read it with `readPath`; `WorkflowRun.path` is the flat list). */
+  path: PathLog;
   steps: number;
   maxSteps: number;
   status: 'running' | RunStatus;

@@ -165,6 +165,14 @@ export class RunRuntime {
     return this.#context;
   }
 
+  /**
+   * Records that the live map now matches `state`, a new JSON state object an action made from the
+   * one bound before (the machine context is never changed in place, so each step has a new one).
+   */
+  adopt(state: Record<string, unknown>): void {
+    if (this.#context !== null) this.#boundTo = state;
+  }
+
   /** The bound context, if any node has run or `bind` was called. */
   get context(): WorkflowContext | null {
     return this.#context;

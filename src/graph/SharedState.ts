@@ -60,9 +60,18 @@ export class SharedState extends Map<string, unknown> {
   }
 }
 
-/** Applies a delta to a plain state object in place. */
-export function applyDelta(target: Record<string, unknown>, delta: StateDelta | null): void {
-  if (delta === null) return;
-  for (const key of Object.keys(delta.set)) target[key] = delta.set[key];
-  for (const key of delta.deleted) delete target[key];
+/**
+ * A new plain state object: `state` with the delta applied, then `keys` written. `state` is left as
+ * it was (returned as is when there is nothing to change).
+ */
+export function withDelta(state: Record<string, unknown>, delta: StateDelta | null, keys: Record<string, unknown> = {}): Record<string, unknown> {
+  const written = Object.keys(keys);
+  if (delta === null && written.length === 0) return state;
+  const next = { ...state };
+  if (delta !== null) {
+    for (const key of Object.keys(delta.set)) next[key] = delta.set[key];
+    for (const key of delta.deleted) delete next[key];
+  }
+  for (const key of written) next[key] = keys[key];
+  return next;
 }

@@ -6,6 +6,7 @@ import type { GraphMachineContext, GraphMachineEvent, GraphMachineInput, GraphMa
 import { isHumanNode } from './humanNode.js';
 import { machineActions, type HopOutcome } from './machineActions.js';
 import { nodeActor } from './nodeActor.js';
+import { emptyPath, readPath } from './PathLog.js';
 import { checkMaxSteps, toRequest } from './RunOptions.js';
 import { adoptPendingRuntime } from './RunRuntime.js';
 import { FINAL_STATES, stateKey } from './stateKey.js';
@@ -88,7 +89,7 @@ function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineC
     request: toRequest(input.request),
     result: null,
     state: { ...input.state },
-    path: [],
+    path: emptyPath(),
     steps: 0,
     maxSteps: spec.fused ? maxSteps : spec.nodes.length,
     status: 'running',
@@ -107,7 +108,7 @@ function toOutput(context: GraphMachineContext): GraphMachineOutput {
     status: context.status === 'running' ? 'failed' : context.status,
     result: context.result,
     outputText: context.result?.outputText ?? null,
-    path: context.path,
+    path: readPath(context.path),
     steps: context.steps,
     state: context.state,
     error: context.error,

@@ -1,6 +1,7 @@
 import type { Actor } from 'xstate';
 import type { GraphMachine } from './compileMachine.js';
 import type { GraphMachineContext, GraphMachineOutput } from './GraphMachineContext.js';
+import { readPath } from './PathLog.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
@@ -26,7 +27,7 @@ export function waitingOutput(context: GraphMachineContext): GraphMachineOutput 
     status: 'waiting',
     result: context.result,
     outputText: context.result?.outputText ?? null,
-    path: context.path,
+    path: readPath(context.path),
     steps: context.steps,
     state: context.state,
     error: null,

@@ -3,9 +3,9 @@ import { END } from './END.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput, RouteChoice } from './GraphMachineContext.js';
 import type { HumanNode } from './humanNode.js';
-import { bookkeep, contextOf, settleAndRoute, settleStep, type StepArgs } from './stepKit.js';
+import { bookkeep, contextOf, nextState, settleAndRoute, settleStep, type StepArgs } from './stepKit.js';
+import { appendPath } from './PathLog.js';
 import { runtimeOf, type RunRuntime } from './RunRuntime.js';
-import { applyDelta } from './SharedState.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newSpanId } from '../trace/TraceContext.js';
@@ -52,17 +52,14 @@ export function machineActions(spec: GraphSpec) {
 
     enterNode: assign((args: Args, { nodeId }: NodeParams) => {
       const { context } = args;
-      const ctx = bind(args);
-      bookkeep(ctx, context.state, 'currentNodeId', nodeId);
-      bookkeep(ctx, context.state, 'currentRequest', context.request);
-      context.path.push(nodeId);
+      const state = bookkeep(args, context.state, { currentNodeId: nodeId, currentRequest: context.request });
       const steps = context.steps + 1;
       const runtime = runtimeOf(args.self);
       if (runtime.listening) {
         runtime.nodeSpanId = newSpanId();
         runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
       }
-      return { steps, inFlight: nodeId, decision: null };
+      return { state, path: appendPath(context.path, nodeId), steps, inFlight: nodeId, decision: null };
     }),
 
     completeNode: assign((args: Args, { nodeId, key, outcome }: HopParams) => {
@@ -82,11 +79,11 @@ export function machineActions(spec: GraphSpec) {
       const runtime = runtimeOf(args.self);
       runtime.error = error;
       // Writes made before the node threw are kept, as they are in the live map.
-      applyDelta(args.context.state, bind(args).state.takeDelta());
+      const { state } = nextState(args, args.context.state);
       if (runtime.listening) {
         runtime.emit(args.context.runId, { type: 'node.failed', nodeId, step: args.context.steps, error: error.toJSON() });
       }
-      return { error: error.toJSON(), inFlight: null };
+      return { state, error: error.toJSON(), inFlight: null };
     }),
 
     enterWaiting: assign((args: Args, { nodeId, key }: NodeParams) => {

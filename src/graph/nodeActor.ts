@@ -8,9 +8,9 @@ import { runtimeOf } from './RunRuntime.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
 /**
- * The XState actor that executes one node and then decides the next hop: the routers and
- * conditions run right after the node, on the live state, and the machine's guards read the
- * decision from the actor's output. Its input is JSON, so it is persisted while in flight.
+ * The XState actor that executes one node and then decides the next hop: `lastResult` and
+ * `lastNodeId` are written, then the routers and conditions run on the live state, and the
+ * machine's guards read the decision from the actor's output. Its input is JSON, so it is persisted while in flight.
  */
 export function nodeActor(node: CompiledNode) {
   return fromPromise<NodeActorOutput, NodeActorInput>(async ({ input, signal, self }) => {
@@ -26,6 +26,10 @@ export function nodeActor(node: CompiledNode) {
     const started = runtime.clock.now();
     const result = await runNode(node.node, node.id, ctx, input.request, runtime);
     const durationMs = runtime.clock.now() - started;
+    // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,
+    // so they see the node they route from and its result (the machine's state gets them on settle).
+    ctx.state.setQuietly('lastResult', result);
+    ctx.state.setQuietly('lastNodeId', node.id);
     const decision = resolveNext(node, ctx, nextRequest(input.request, result), result);
     if ('error' in decision) runtime.error = decision.error;
     return { result, durationMs, decision: toRouteChoice(node, decision) };

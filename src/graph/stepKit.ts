@@ -5,7 +5,7 @@ import type { GraphMachineContext } from './GraphMachineContext.js';
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { runtimeOf } from './RunRuntime.js';
-import { applyDelta } from './SharedState.js';
+import { withDelta, type StateDelta } from './SharedState.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 
 /** What XState gives an action of a graph machine. */
@@ -20,40 +20,62 @@ export function contextOf({ context, self }: StepArgs): WorkflowContext {
   return runtimeOf(self).bind(context.runId, context.state);
 }
 
-/** Writes an engine bookkeeping key to both the live map and the JSON state, outside any delta. */
-export function bookkeep(ctx: WorkflowContext, state: Record<string, unknown>, key: string, value: unknown): void {
-  ctx.state.setQuietly(key, value);
-  state[key] = value;
+/**
+ * The next JSON state of a step: `state` (left as it was) with the live map's pending writes
+ * (returned as the delta) and the engine's bookkeeping `keys`, which are written to the live map
+ * too, outside any delta. The live map is then bound to the new object.
+ */
+export function nextState(
+  args: StepArgs,
+  state: Record<string, unknown>,
+  keys: Record<string, unknown> = {},
+): { state: Record<string, unknown>; delta: StateDelta | null } {
+  const ctx = runtimeOf(args.self).bind(args.context.runId, state);
+  const delta = ctx.state.takeDelta();
+  const next = withDelta(state, delta, keys);
+  for (const key of Object.keys(keys)) ctx.state.setQuietly(key, keys[key]);
+  runtimeOf(args.self).adopt(next);
+  return { state: next, delta };
+}
+
+/**
+ * A new JSON state with the engine's bookkeeping `keys` written (also to the live map, outside any
+ * delta); `state` is left as it was and pending writes stay pending.
+ */
+export function bookkeep(args: StepArgs, state: Record<string, unknown>, keys: Record<string, unknown>): Record<string, unknown> {
+  const runtime = runtimeOf(args.self);
+  const ctx = runtime.bind(args.context.runId, state);
+  const next = withDelta(state, null, keys);
+  for (const key of Object.keys(keys)) ctx.state.setQuietly(key, keys[key]);
+  runtime.adopt(next);
+  return next;
 }
 
 /**
  * Applies a finished step: the node's state writes (reported as its delta), the bookkeeping keys
  * `lastResult` / `lastNodeId`, the `node.completed` event and the handoff to the next request.
- * Returns the context update.
+ * Returns the context update (new objects; the current context is left as it was).
  */
 export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number) {
   const { context } = args;
-  const ctx = contextOf(args);
-  const delta = ctx.state.takeDelta();
-  applyDelta(context.state, delta);
-  bookkeep(ctx, context.state, 'lastResult', result);
-  bookkeep(ctx, context.state, 'lastNodeId', nodeId);
+  const { state, delta } = nextState(args, context.state, { lastResult: result, lastNodeId: nodeId });
   const runtime = runtimeOf(args.self);
   if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
-  return { result, request: nextRequest(context.request, result), delta, durationMs, inFlight: null };
+  return { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
 }
 
 /**
  * {@link settleStep}, then the routing decision made right here (for nodes without an actor of
  * their own: human nodes, coordinators), kept in `context.decision` for the routing state's guards.
+ * The routers see `lastResult` and `lastNodeId` of this step.
  */
 export function settleAndRoute(args: StepArgs, node: CompiledNode, result: AgentResult | null, durationMs: number) {
   const settled = settleStep(args, node.id, result, durationMs);
-  const ctx = contextOf(args);
+  const ctx = runtimeOf(args.self).bind(args.context.runId, settled.state);
   const decision = resolveNext(node, ctx, settled.request, settled.result);
   // Routers may write to the state; those writes are kept.
-  applyDelta(args.context.state, ctx.state.takeDelta());
+  const routed = nextState(args, settled.state);
   const runtime = runtimeOf(args.self);
   const error = 'error' in decision ? ((runtime.error = decision.error), decision.error.toJSON()) : null;
-  return { ...settled, decision: toRouteChoice(node, decision), error };
+  return { ...settled, state: routed.state, decision: toRouteChoice(node, decision), error };
 }

@@ -1,4 +1,5 @@
 import type { RunRecord } from '../persistence/RunStore.js';
+import { readPath } from '../graph/PathLog.js';
 import { redactForOutput } from '../trace/redact.js';
 
 /** A stored run as the run list shows it: status, where it stands, what it answered or waits for. */
@@ -28,7 +29,7 @@ export interface RunDetail extends RunSummary {
 }
 
 type SnapshotContext = {
-  path?: string[];
+  path?: unknown;
   steps?: number;
   request?: { input?: unknown };
   state?: Record<string, unknown>;
@@ -51,7 +52,7 @@ export function runSummary(record: RunRecord, firstInput?: unknown): RunSummary 
     runId: record.runId,
     graph: record.graphName,
     status: record.status,
-    path: Array.isArray(context.path) ? context.path : [],
+    path: readPath(context.path),
     steps: typeof context.steps === 'number' ? context.steps : 0,
     waitReason: record.waitReason,
     outputText: record.outputText,
