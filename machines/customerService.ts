@@ -22,6 +22,7 @@ import { ingestNode } from './customerService/ingestNode.js';
 import { multiReviewNode } from './customerService/multiReviewNode.js';
 import { reviewNode } from './customerService/reviewNode.js';
 import { splitTasks } from './customerService/splitTasks.js';
+import { CUSTOMER_REPLY_KEY, askOrderReason, orderReplyNode, orderReplyRouter } from './customerService/orderReplyNode.js';
 
 /** Options for {@link customerService}. */
 export interface CustomerServiceOptions {
@@ -44,7 +45,9 @@ const handoffReason = (ctx: WorkflowContext): string =>
  * `multi` (multi_plan → specialist → multi_review, specialists in parallel), `human`
  * (human_handoff), `general` — then draft → review → finish, with requery (retrieval gap), revise
  * (back to draft) and human_handoff (budgets spent, or a specialist asking for a person).
- * Confidence below 0.6 goes to human_handoff whatever the route; human_handoff waits for a reply.
+ * An order question without an order number waits at `ask_order` for the customer's answer, which
+ * `order_reply` reads before the order loop continues. Confidence below `MIN_CONFIDENCE` (0.4)
+ * goes to human_handoff whatever the route; human_handoff waits for a reply.
  */
 export function customerService(options: CustomerServiceOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
@@ -70,13 +73,15 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
   return new StateGraph({ name: 'customer-service', maxSteps: 40 })
     .addNode('ingest', ingestNode())
     .addNode('vision', visionNode({ model }))
-    .addNode('classify', classifyNode(model))
+    .addNode('classify', classifyNode(model, clockOption))
     .addNode('retrieve', retrieveNode())
     .addNode('requery', requeryNode())
     .addNode('report_mcp', reportMcpNode({ model, ...clockOption }))
     .addNode('tool_plan', toolPlanNode({ model, tools, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }))
     .addNode('tool_execute', toolExecuteNode({ tools, ...clockOption }))
-    .addNode('multi_plan', coordinator.planNode((ctx, request) => splitTasks(String(ctx.get('question') ?? request.input), coordinator.maxTasks)))
+    .addNode('ask_order', humanNode({ reason: askOrderReason, replyKey: CUSTOMER_REPLY_KEY }))
+    .addNode('order_reply', orderReplyNode())
+    .addNode('multi_plan', coordinator.planNode((ctx) => splitTasks(ctx.get<Classification>('classification'), coordinator.maxTasks)))
     .addNode('specialist', coordinator.dispatchNode())
     .addNode('multi_review', multiReviewNode())
     .addNode('draft', draftNode(model))
@@ -96,8 +101,10 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     })
     .addEdge('retrieve', 'draft')
     .addConditionalEdges('report_mcp', afterSpecialist, { next: 'draft', handoff: 'human_handoff' })
-    .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'draft', budget_spent: 'human_handoff' })
+    .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'ask_order', budget_spent: 'human_handoff' })
     .addEdge('tool_execute', 'tool_plan')
+    .addEdge('ask_order', 'order_reply')
+    .addConditionalEdges('order_reply', orderReplyRouter, { lookup: 'tool_plan', ask: 'ask_order', handoff: 'human_handoff' })
     .addEdge('multi_plan', 'specialist')
     .addEdge('specialist', 'multi_review')
     .addConditionalEdges('multi_review', afterSpecialist, { next: 'draft', handoff: 'human_handoff' })

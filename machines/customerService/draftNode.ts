@@ -19,7 +19,9 @@ export function draftNode(model: ModelClient): AgentNode {
       name: 'general',
       instructions: GENERAL,
       model,
-      offline: () => 'Hello! I can help with return and warranty questions, LED fault codes, refunds for your orders and the monthly sales report. What do you need?',
+      offline: ({ input }) =>
+        `${/\b(thank|thanks|thx|ty|cheers|appreciate)/i.test(input) ? "You're welcome!" : 'Hello!'} I can help with return and warranty questions, ` +
+        'LED fault codes, refunds and the status of your orders, and the monthly sales report. What do you need?',
     }),
   );
   return {

@@ -20,13 +20,17 @@ function queryFor(ctx: WorkflowContext, question: string): string {
   const rounds = z.number().int().safeParse(ctx.get('retrievalRounds'));
   if (requested.success && rounds.success && rounds.data > 0) return requested.data;
   const vision = ImageDescription.safeParse(ctx.get(VISION_KEY));
-  return vision.success && vision.data.recognized ? `${question}\n${vision.data.text}` : question;
+  const asked = vision.success && vision.data.recognized ? `${question}\n${vision.data.text}` : question;
+  // A fault code the classifier read from a description ("red light blinking") names the document outright.
+  const code = z.string().regex(/^E\d{2}$/).safeParse(ctx.get('faultCode'));
+  return code.success && !asked.toUpperCase().includes(code.data) ? `${asked}\nLED fault code ${code.data}` : asked;
 }
 
 /**
  * The `retrieve` node: searches the knowledge base and records what it found.
  *
- * Reads `question` (or the request input), `vision.text` when an image was described, and
+ * Reads `question` (or the request input), `vision.text` when an image was described, `faultCode`
+ * (from `classify`) when the question describes an LED signal without naming its code, and
  * `retrievalQuery` when a `requery` node has written a changed query. With the `retrieval_gap`
  * fault the first round finds nothing, as a real index miss would.
  *

@@ -39,7 +39,8 @@ function policyIndex(): MiniSearch<PolicyDocument> {
       const lower = term.toLowerCase();
       return STOP_WORDS.has(lower) ? null : lower;
     },
-    searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: 0.2, combineWith: 'OR' },
+    // Short terms are matched exactly: with fuzziness "E02" would also find E01, E03 and E04.
+    searchOptions: { boost: { title: 2 }, prefix: true, fuzzy: (term) => (term.length > 3 ? 0.2 : false), combineWith: 'OR' },
   });
   built.addAll(loadPolicyDocuments());
   index = built;

@@ -30,7 +30,7 @@ const done = (node: string, entry: number, toEnd: boolean): EventObject =>
 
 function eventsFor(snapshot: AnyMachineSnapshot): EventObject[] {
   const node = nodeOf(snapshot.value);
-  if (node === 'human_handoff') return [{ type: 'human.reply', reply: 'handled' } as EventObject];
+  if (node === 'human_handoff' || node === 'ask_order') return [{ type: 'human.reply', reply: 'handled' } as EventObject];
   if (invokeIdOf(node) === undefined) return [];
   // Each hop, "nothing matched" (the graph ends), and the node failing.
   const failed = { type: `xstate.error.actor.${invokeIdOf(node)}`, error: new Error('node failed') } as EventObject;
@@ -45,7 +45,7 @@ const paths = getShortestPaths(machine, {
 });
 
 describe('customer-service machine paths (@xstate/graph)', () => {
-  it('has the routes of the issue: 27 hops between its nodes', () => {
+  it('has the routes of the issue: 31 hops between its nodes', () => {
     const edges = hops.map((h) => `${h.from}→${h.to}${h.keys ? `[${h.keys.join('|')}]` : ''}`).sort();
     expect(edges).toEqual(
       [
@@ -72,7 +72,12 @@ describe('customer-service machine paths (@xstate/graph)', () => {
         'review→requery[requery]',
         'specialist→multi_review',
         'tool_execute→tool_plan',
-        'tool_plan→draft[answer|ask]',
+        'tool_plan→draft[answer]',
+        'tool_plan→ask_order[ask]',
+        'ask_order→order_reply',
+        'order_reply→tool_plan[lookup]',
+        'order_reply→ask_order[ask]',
+        'order_reply→human_handoff[handoff]',
         'tool_plan→human_handoff[budget_spent]',
         'tool_plan→tool_execute[call]',
         'vision→classify',
@@ -99,13 +104,16 @@ describe('customer-service machine paths (@xstate/graph)', () => {
     expect(landed).toBe(hop.to === 'specialist' ? 'multi_review' : hop.to);
   });
 
-  it('takes the hops of the nodes without an actor: a reply finishes the handoff, the join routes to multi_review', () => {
+  it('takes the hops of the nodes without an actor: a reply finishes the handoff, a customer\'s answer goes to order_reply, the join routes to multi_review', () => {
     const waiting = paths.find((p) => nodeOf(p.state.value) === 'human_handoff')!;
     expect(waiting.state.value).toEqual({ human_handoff: 'waiting' });
     expect(nodeOf(transition(machine, waiting.state, ({ type: 'human.reply', reply: 'ok' } as EventObject) as never)[0].value)).toBe('finish');
     const planned = paths.find((p) => nodeOf(p.state.value) === 'multi_plan')!;
     expect(nodeOf(transition(machine, planned.state, (done('multi_plan', 0, false)) as never)[0].value)).toBe('multi_review');
-    expect(actorHops.length + 2).toBe(hops.length);
+    const asked = paths.find((p) => nodeOf(p.state.value) === 'ask_order')!;
+    expect(asked.state.value).toEqual({ ask_order: 'waiting' });
+    expect(nodeOf(transition(machine, asked.state, ({ type: 'human.reply', reply: 'SO20261002' } as EventObject) as never)[0].value)).toBe('order_reply');
+    expect(actorHops.length + 3).toBe(hops.length);
   });
 
   it('ends completed, failed, or at the fuse', () => {

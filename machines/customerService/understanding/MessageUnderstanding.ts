@@ -1,0 +1,139 @@
+import { loadPolicyDocuments } from '../../../specialists/index.js';
+import type { LabelledMessage, MessageEntities, TaskKind } from '../dataset/LabelledMessage.js';
+import type { Route } from '../Classification.js';
+import { extractEntities } from './extractEntities.js';
+import { SoftmaxClassifier } from './SoftmaxClassifier.js';
+import { SpellingVocabulary } from './SpellingVocabulary.js';
+import { splitClauses } from './splitClauses.js';
+import { featuresOf, tokensOf } from './textFeatures.js';
+
+const ROUTES: readonly Route[] = ['rag', 'tool', 'report', 'multi', 'human', 'general'];
+const KINDS: readonly TaskKind[] = ['rag', 'tool', 'report'];
+
+/** One specialist task of a composite message: the kind and what to ask the specialist. */
+export interface UnderstoodTask {
+  kind: TaskKind;
+  input: string;
+}
+
+/** What the offline understanding makes of a message. */
+export interface Understanding {
+  route: Route;
+  /** The calibrated probability of the route (for `multi`, of its least certain task). */
+  confidence: number;
+  entities: MessageEntities;
+  /** For `multi`: two or more tasks, one per specialist kind, in message order. Otherwise empty. */
+  tasks: UnderstoodTask[];
+  /** The message-level probability of each route. */
+  scores: Record<Route, number>;
+  reason?: string;
+}
+
+/** Settings of the understanding, chosen by cross-validation on the training part. */
+export interface UnderstandingSettings {
+  /** Least probability for a clause to count as a specialist task (default 0.4). */
+  clauseThreshold: number;
+  /** Softmax temperature that calibrates the probabilities (default 0.7). */
+  temperature: number;
+}
+
+const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7 };
+
+const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[]): L => labels.reduce((a, b) => (scores[a] >= scores[b] ? a : b));
+
+/**
+ * The offline understanding of customer messages, learned from labelled examples: entities are
+ * read and normalized (order numbers, report months against a clock, LED fault codes), misspelled
+ * words are corrected against the known vocabulary (MiniSearch fuzzy search), and a softmax
+ * classifier over stemmed words, word bigrams and character trigrams picks the route. A message is
+ * cut into clauses, each classified on its own: two or more specialist kinds make it `multi`, with
+ * one task per kind; a message the classifier calls `multi` that cannot be split goes to its
+ * strongest single intent.
+ *
+ * @example
+ * const nlu = MessageUnderstanding.train(loadDataset('train'));
+ * nlu.understand('How much would I get back if I return order SO20261002?').route; // 'tool'
+ */
+export class MessageUnderstanding {
+  readonly #model: SoftmaxClassifier<Route>;
+  readonly #spelling: SpellingVocabulary;
+  readonly #settings: UnderstandingSettings;
+
+  private constructor(model: SoftmaxClassifier<Route>, spelling: SpellingVocabulary, settings: UnderstandingSettings) {
+    this.#model = model;
+    this.#spelling = spelling;
+    this.#settings = settings;
+  }
+
+  /**
+   * Learns from labelled messages, plus the knowledge base's sentences as examples of policy
+   * questions (`rag`). Deterministic: the same examples give the same model.
+   */
+  static train(messages: readonly LabelledMessage[], settings: Partial<UnderstandingSettings> = {}): MessageUnderstanding {
+    const examples = messages.map((m) => ({ tokens: tokensOf(m.text, extractEntities(m.text, { now: Date.parse(m.now) }).spans), label: m.route }));
+    const kb = loadPolicyDocuments()
+      .flatMap((d) => [d.title, ...d.text.split(/(?<=\.)\s+/)])
+      .map((text) => ({ tokens: tokensOf(text), label: 'rag' as Route }));
+    const spelling = new SpellingVocabulary([...examples, ...kb].map((e) => e.tokens));
+    // Training text is learned as written; only what the model reads later is corrected.
+    const model = SoftmaxClassifier.train(
+      [...examples, ...kb].map((e) => ({ features: featuresOf(e.tokens), label: e.label })),
+      ROUTES,
+    );
+    const merged = { ...DEFAULT_SETTINGS, ...settings };
+    model.temperature = merged.temperature;
+    return new MessageUnderstanding(model, spelling, merged);
+  }
+
+  #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {
+    return this.#model.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t))));
+  }
+
+  /**
+   * The route, entities and (for `multi`) tasks of a message; `now` (ms since the epoch, default
+   * the current time) is what relative months are read against.
+   */
+  understand(text: string, options: { now?: number } = {}): Understanding {
+    const { entities, spans } = extractEntities(text, { now: options.now ?? Date.now() });
+    const scores = this.#scores(text, spans);
+    const top = argmax(scores, ROUTES);
+    const words = tokensOf(text).map((t) => this.#spelling.correct(t));
+    if (spans.length === 0 && !words.some((w) => this.#spelling.has(w))) {
+      // Not one word the model has seen: whatever the scores say, there is no evidence behind them.
+      return { route: top, confidence: Math.min(scores[top], 0.2), entities, tasks: [], scores, reason: 'the message has no word the desk knows' };
+    }
+    if (top === 'human') return { route: 'human', confidence: scores.human, entities, tasks: [], scores, reason: 'the customer asks for a person or disputes a decision' };
+    if (top === 'general') return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
+    const tasks = this.#tasks(text, spans, entities);
+    if (tasks.length >= 2) return { route: 'multi', confidence: Math.min(...tasks.map((t) => t.confidence)), entities, tasks: tasks.map(({ kind, input }) => ({ kind, input })), scores };
+    if (top !== 'multi') return { route: top, confidence: scores[top], entities, tasks: [], scores };
+    // Called composite but not splittable: its strongest single intent.
+    const single = tasks[0]?.kind ?? argmax(scores, KINDS);
+    return { route: single, confidence: Math.min(1, scores[single] + scores.multi), entities, tasks: [], scores };
+  }
+
+  /** The specialist tasks in a message: clauses grouped by kind, each task carrying the entities its specialist needs. */
+  #tasks(text: string, spans: ReturnType<typeof extractEntities>['spans'], entities: MessageEntities): Array<UnderstoodTask & { confidence: number }> {
+    const grouped = new Map<TaskKind, { clauses: string[]; confidence: number }>();
+    for (const clause of splitClauses(text, spans)) {
+      const scores = this.#scores(clause.text, clause.spans);
+      const kind = argmax(scores, KINDS);
+      const top = argmax(scores, ROUTES);
+      if ((top !== kind && top !== 'multi') || scores[kind] < this.#settings.clauseThreshold) continue;
+      const group = grouped.get(kind) ?? { clauses: [], confidence: 0 };
+      group.clauses.push(clause.text.replace(/[.?!,;]+$/, ''));
+      group.confidence = Math.max(group.confidence, scores[kind]);
+      grouped.set(kind, group);
+    }
+    return [...grouped].map(([kind, group]) => ({ kind, input: taskInput(kind, group.clauses.join('; '), entities), confidence: group.confidence }));
+  }
+}
+
+/** A task's question, with the normalized entity its specialist reads appended when the clause does not spell it that way. */
+function taskInput(kind: TaskKind, text: string, entities: MessageEntities): string {
+  const input = text.replace(/^./, (c) => c.toUpperCase());
+  if (kind === 'tool' && entities.orderId && !input.includes(entities.orderId)) return `${input} (order ${entities.orderId})`;
+  if (kind === 'report' && entities.period && !input.includes(entities.period)) return `${input} (period ${entities.period})`;
+  if (kind === 'rag' && entities.faultCode && !input.toUpperCase().includes(entities.faultCode)) return `${input} (fault code ${entities.faultCode})`;
+  return input;
+}

@@ -1,0 +1,52 @@
+import MiniSearch from 'minisearch';
+
+/**
+ * The words the classifier knows (from its training messages and the knowledge base), with a
+ * MiniSearch index over them so a misspelled word ("retrun", "polcy", "warrenty") is read as the
+ * closest common word. Fuzzy matching allows about one edit in four letters; among equally close
+ * words the more frequent wins.
+ *
+ * @example
+ * new SpellingVocabulary([['return', 'policy']]).correct('retrun'); // 'return'
+ */
+export class SpellingVocabulary {
+  readonly #counts = new Map<string, number>();
+  readonly #index: MiniSearch<{ id: number; word: string }>;
+  readonly #cache = new Map<string, string>();
+
+  constructor(texts: Iterable<readonly string[]>) {
+    for (const tokens of texts) for (const t of tokens) this.#counts.set(t, (this.#counts.get(t) ?? 0) + 1);
+    this.#index = new MiniSearch({ fields: ['word'], storeFields: ['word'], tokenize: (s) => [s], processTerm: (t) => t });
+    this.#index.addAll([...this.#counts.keys()].map((word, id) => ({ id, word })));
+  }
+
+  /** Whether the word was seen. */
+  has(word: string): boolean {
+    return this.#counts.has(word);
+  }
+
+  /**
+   * The word itself when it is common (seen twice or more) or too short to judge; otherwise the
+   * closest word seen at least three times and more often than it, or the word unchanged.
+   */
+  correct(word: string): string {
+    const own = this.#counts.get(word) ?? 0;
+    if (word.length < 4 || own >= 2) return word;
+    const cached = this.#cache.get(word);
+    if (cached !== undefined) return cached;
+    const hits = this.#index.search(word, { fuzzy: word.length >= 7 ? 0.3 : 0.25, prefix: false });
+    let best = word;
+    let bestScore = -Infinity;
+    for (const hit of hits.slice(0, 8)) {
+      const candidate = hit['word'] as string;
+      const seen = this.#counts.get(candidate) ?? 0;
+      if (candidate === word || seen < 3 || seen <= own) continue;
+      const score = hit.score * Math.log(2 + seen);
+      if (candidate[0] === word[0] || candidate.length > 5) {
+        if (score > bestScore) [best, bestScore] = [candidate, score];
+      }
+    }
+    this.#cache.set(word, best);
+    return best;
+  }
+}

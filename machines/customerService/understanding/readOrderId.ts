@@ -1,0 +1,37 @@
+import type { EntitySpan } from './EntitySpan.js';
+
+/** `SO20261002`, `so-20261002`, `SO 20261002`, `S0 20261002` (a zero for the O). */
+const PREFIXED = /\bs[o0][\s#:-]*(\d{8})\b/gi;
+/** `order 20261002`, `order #20261002`, `order no. 20261002`, `order number: 20261002`. */
+const AFTER_ORDER = /\border(?:\s*(?:no\.?|nr\.?|num(?:ber)?|id|#))?\s*[:#]?\s*(\d{8})\b/gi;
+/** `#20261002`. */
+const HASHED = /#\s?(\d{8})\b/g;
+/** A bare 8-digit number: read only where an order number was just asked for. */
+const BARE = /\b(\d{8})\b/g;
+
+/** Options for {@link readOrderIds}. */
+export interface ReadOrderIdOptions {
+  /** The desk has just asked for an order number, so a bare 8-digit number counts as one. */
+  expectingOrderId?: boolean;
+}
+
+/**
+ * The order numbers a message names, normalized to `SO` + 8 digits, in the order they appear.
+ * Malformed numbers (`SO123`) are not entities: the order tool refuses them itself.
+ *
+ * @example
+ * readOrderIds('refund for order no. 20261002').map((s) => s.value); // ['SO20261002']
+ */
+export function readOrderIds(text: string, options: ReadOrderIdOptions = {}): EntitySpan[] {
+  const patterns = options.expectingOrderId ? [PREFIXED, AFTER_ORDER, HASHED, BARE] : [PREFIXED, AFTER_ORDER, HASHED];
+  const found: EntitySpan[] = [];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (found.some((f) => start < f.end && end > f.start)) continue;
+      found.push({ kind: 'orderId', value: `SO${match[1]}`, start, end });
+    }
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
