@@ -153,7 +153,7 @@ export { ToolResult, toObservation } from './agent/ToolResult.js';
 /** A model plus instructions plus tools, running its own decide → act → observe loop. */
 export { Agent, DEFAULT_MAX_ITERATIONS, type AgentOptions } from './agent/Agent.js';
 /** One conversation with an agent, with its own memory: `run()` and `stream()`. */
-export { AgentSession, type AgentRunOptions } from './agent/AgentSession.js';
+export { AgentSession, type AgentRunOptions, type AgentInput } from './agent/AgentSession.js';
 /** What `session.run()` returns: an AgentResult with status, tool calls and results, usage and steps. */
 export type { AgentRunResult, AgentRunStatus, ToolCallRecord } from './agent/AgentRunResult.js';
 /** What `allowedTools(state)` receives, and the accepted forms of `allowedTools`. */
@@ -172,6 +172,8 @@ export type {
 } from './agent/AgentEvent.js';
 /** The node contract (type) and `new AgentNode(agent)`: an agent as a graph node with a fresh session per execution. */
 export { AgentNode } from './agent/AgentNode.js';
+/** The `input` / `output` mappers of an agent node: its input from the state, its result back into it. */
+export type { AgentNodeOptions, AgentNodeInput, AgentNodeWrites } from './agent/AgentNodeOptions.js';
 /** A graph node that runs one AgentSession; its stream path forwards agent events and returns the result. */
 export { RuntimeAgentNode } from './agent/RuntimeAgentNode.js';
 /** An agent exposed as a tool of another agent, under a handoff policy. */
@@ -180,7 +182,7 @@ export { subagentTool, subagentToolName, type SubagentToolOptions, type Subagent
 export { HandoffPolicy, type HandoffPolicyOptions, type HandoffFailureAction } from './agent/HandoffPolicy.js';
 
 /** The interface every chat model implements, and what it is called with and yields. */
-export type { ModelClient, ModelRequest, ModelStreamEvent, ModelToolSpec, ToolChoice } from './model/ModelClient.js';
+export type { ModelClient, ModelRequest, ModelStreamEvent, ModelToolSpec, ToolChoice, ModelResponseFormat } from './model/ModelClient.js';
 /** Provider-neutral conversation messages (user messages may carry images), tool calls, usage and responses (zod schemas and types). */
 export { ModelMessage, ModelImage, ModelToolCall, ModelUsage, ModelResponse } from './model/ModelMessage.js';
 /** A ModelClient on the openai SDK's chat completions, for OpenAI and every compatible server. */

@@ -1,17 +1,18 @@
 import { z } from 'zod';
-import { AgentSession, type AgentRunOptions } from './AgentSession.js';
+import { AgentSession, type AgentInput, type AgentRunOptions } from './AgentSession.js';
 import type { AgentRunResult } from './AgentRunResult.js';
 import type { AllowedTools } from './AgentTurnState.js';
+import { ToolChoiceOption, validateToolChoice } from './resolveToolChoice.js';
+import { responseFormatFor } from './structuredOutput.js';
 import type { Tool } from './tool.js';
-import type { AgentRequest } from '../graph/AgentNode.js';
 import { createModelFromEnv } from '../model/createModelFromEnv.js';
-import type { ModelClient } from '../model/ModelClient.js';
+import type { ModelClient, ModelResponseFormat, ToolChoice } from '../model/ModelClient.js';
 import type { OfflineRule } from '../model/OfflineRule.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { formatZodError } from '../errors/formatZodError.js';
 
-/** Options for `new Agent()`. */
-export interface AgentOptions {
+/** Options for `new Agent()`; `Out` is what `outputSchema` parses the answer into. */
+export interface AgentOptions<Out = unknown> {
   /** Names the agent in events, errors and subagent tool names. */
   name: string;
   /** The system prompt. */
@@ -25,6 +26,22 @@ export interface AgentOptions {
   allowedTools?: AllowedTools;
   /** This agent's deterministic rule for the `OfflineModel`. */
   offline?: OfflineRule;
+  /**
+   * Whether the model may call tools (`auto`, the default), must not (`none`), must call one
+   * (`required`) or must call the named tool (`{ name }`). `required` and `{ name }` hold until the
+   * run's first tool call, then the model answers freely, so the loop can end. A name that is not
+   * one of the agent's tools throws an `AgentDefinitionError` here.
+   */
+  toolChoice?: ToolChoice;
+  /**
+   * Structured output: the final answer must be JSON matching this zod schema. It is sent to the
+   * model as a JSON-schema response format; the answer is parsed and checked, gets one repair turn
+   * when it fails, and then ends the run `failed` with code `structured_output_invalid`. The parsed
+   * value is the result's `output`.
+   */
+  outputSchema?: z.ZodType<Out>;
+  /** Ask the server to enforce `outputSchema` exactly (default: true when every object property is required). */
+  outputStrict?: boolean;
 }
 
 /** The default of `maxIterations`. */
@@ -53,6 +70,9 @@ const Options = z.object({
     error: 'allowedTools must be an array of tool names or a function (state) => tool names',
   }).optional(),
   offline: z.custom<OfflineRule>(isFunction, 'offline must be a function (conversation) => reply').optional(),
+  toolChoice: ToolChoiceOption.optional(),
+  outputSchema: z.custom<z.ZodType>((v) => v instanceof z.ZodType, 'outputSchema must be a zod schema, e.g. z.object({ ... })').optional(),
+  outputStrict: z.boolean('outputStrict must be true or false').optional(),
 });
 
 /**
@@ -64,7 +84,7 @@ const Options = z.object({
  * const result = await agent.newSession().run('Weather in Paris?');
  * result.status; // 'completed'
  */
-export class Agent {
+export class Agent<Out = unknown> {
   readonly name: string;
   readonly instructions: string;
   readonly model: ModelClient;
@@ -72,8 +92,14 @@ export class Agent {
   readonly maxIterations: number;
   readonly allowedTools: AllowedTools | undefined;
   readonly offline: OfflineRule | undefined;
+  /** The agent's tool choice (default `auto`). */
+  readonly toolChoice: ToolChoice;
+  /** The schema the final answer must match, if any. */
+  readonly outputSchema: z.ZodType<Out> | undefined;
+  /** The response format sent to the model for `outputSchema`. */
+  readonly responseFormat: ModelResponseFormat | undefined;
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<Out>) {
     const parsed = Options.safeParse(options);
     if (!parsed.success) {
       const name = typeof options?.name === 'string' ? `"${options.name}"` : '';
@@ -101,15 +127,19 @@ export class Agent {
     }
     this.allowedTools = options.allowedTools;
     this.offline = options.offline;
+    validateToolChoice(options.name, options.toolChoice, tools, options.allowedTools);
+    this.toolChoice = options.toolChoice ?? 'auto';
+    this.outputSchema = options.outputSchema;
+    this.responseFormat = options.outputSchema === undefined ? undefined : responseFormatFor(options.name, options.outputSchema, options.outputStrict);
   }
 
   /** A new session with empty memory. */
-  newSession(): AgentSession {
+  newSession(): AgentSession<Out> {
     return new AgentSession(this);
   }
 
   /** Runs `input` in a new session (no memory carried between calls). */
-  run(input: string | AgentRequest, options: AgentRunOptions = {}): Promise<AgentRunResult> {
+  run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResult<Out>> {
     return this.newSession().run(input, options);
   }
 }

@@ -5,7 +5,7 @@ import type { SerializedError } from '../errors/SwitchboardError.js';
 /**
  * How an agent run ended: a final answer (`completed`), the `maxIterations` fuse
  * (`max-iterations`), an abort (`cancelled`), or a model that could not repair its tool arguments
- * (`failed`).
+ * or its structured output (`failed`).
  */
 export type AgentRunStatus = 'completed' | 'max-iterations' | 'cancelled' | 'failed';
 
@@ -23,7 +23,7 @@ export interface ToolCallRecord {
  * What `session.run()` returns: an `AgentResult` (so a graph node can return it as is) with the
  * run's status, tool calls and results, summed usage and the number of model turns.
  */
-export interface AgentRunResult extends AgentResult {
+export interface AgentRunResult<Out = unknown> extends AgentResult {
   agent: string;
   status: AgentRunStatus;
   /** The final answer; for other statuses the last text the model wrote, or null. */
@@ -35,6 +35,11 @@ export interface AgentRunResult extends AgentResult {
   steps: number;
   /** The last model response as the model client returned it. */
   rawResponse: unknown;
+  /**
+   * With an `outputSchema`: the answer parsed and checked by the schema (set when `completed`);
+   * `outputText` keeps the JSON text.
+   */
+  output?: Out;
   /** Set when `status` is `failed` or `max-iterations`. */
   error?: SerializedError;
 }

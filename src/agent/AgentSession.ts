@@ -11,6 +11,12 @@ import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import type { ModelMessage } from '../model/ModelMessage.js';
 import { AgentRunError } from '../errors/AgentRunError.js';
 
+/**
+ * What a run starts from: a string (the user message), a graph request (its `input` as text, or as
+ * JSON when it is not a string), or messages to append to the conversation (no `tool` messages).
+ */
+export type AgentInput = string | AgentRequest | readonly ModelMessage[];
+
 /** Options for `session.run()` and `session.stream()`. */
 export interface AgentRunOptions {
   /** Aborting it stops the loop; the run ends with status `cancelled`. */
@@ -36,13 +42,13 @@ export interface AgentRunOptions {
  *   if (event.type === 'model.delta') process.stdout.write(event.text);
  * }
  */
-export class AgentSession {
+export class AgentSession<Out = unknown> {
   readonly id = randomUUID();
-  readonly agent: Agent;
+  readonly agent: Agent<Out>;
   readonly #memory: SessionMemory = { messages: [], toolResults: [] };
   #running = false;
 
-  constructor(agent: Agent) {
+  constructor(agent: Agent<Out>) {
     this.agent = agent;
   }
 
@@ -62,7 +68,7 @@ export class AgentSession {
   }
 
   /** Runs the loop on `input` and resolves with the result (its `status` says how it ended). Model errors reject. */
-  run(input: string | AgentRequest, options: AgentRunOptions = {}): Promise<AgentRunResult> {
+  run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResult<Out>> {
     return this.#start(input, options, false, options.onEvent ?? (() => {}));
   }
 
@@ -70,13 +76,13 @@ export class AgentSession {
    * Runs the loop and yields its events as they happen (`model.delta` carries streamed text); the
    * last event is `final` with the result. Stopping the iteration early aborts the run.
    */
-  stream(input: string | AgentRequest, options: AgentRunOptions = {}): AsyncIterable<AgentEvent> {
+  stream(input: AgentInput, options: AgentRunOptions = {}): AsyncIterable<AgentEvent> {
     return {
       [Symbol.asyncIterator]: () => {
         const controller = linkSignals(options.signal);
         const channel = new EventChannel<AgentEvent>(() => controller.abort());
         queueMicrotask(() => {
-          let running: Promise<AgentRunResult>;
+          let running: Promise<AgentRunResult<Out>>;
           try {
             running = this.#start(input, { ...options, signal: controller.signal }, true, (event) => channel.push(event));
           } catch (error) {
@@ -95,7 +101,7 @@ export class AgentSession {
     };
   }
 
-  async #start(input: string | AgentRequest, options: AgentRunOptions, streaming: boolean, emit: (event: AgentEvent) => void): Promise<AgentRunResult> {
+  async #start(input: AgentInput, options: AgentRunOptions, streaming: boolean, emit: (event: AgentEvent) => void): Promise<AgentRunResult<Out>> {
     if (this.#running) {
       throw new AgentRunError(
         `session ${this.id} of agent "${this.agent.name}" is already running; await the current run or use agent.newSession()`,

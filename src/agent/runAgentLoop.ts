@@ -1,15 +1,21 @@
+import { z } from 'zod';
 import type { Agent } from './Agent.js';
 import type { AgentEvent } from './AgentEvent.js';
 import type { AgentRunResult, AgentRunStatus, ToolCallRecord } from './AgentRunResult.js';
+import type { AgentInput } from './AgentSession.js';
 import { resolveAllowedTools } from './AgentTurnState.js';
 import { callModel } from './callModel.js';
 import { prepareToolCall, runToolCall } from './executeToolCall.js';
+import { resolveToolChoice } from './resolveToolChoice.js';
+import { checkStructuredOutput, repairMessage } from './structuredOutput.js';
 import type { ToolEmittedEvent } from './tool.js';
 import { toObservation, type ToolResult } from './ToolResult.js';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
-import type { ModelMessage, ModelResponse } from '../model/ModelMessage.js';
+import { ModelMessage, type ModelResponse } from '../model/ModelMessage.js';
+import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { AgentRunError } from '../errors/AgentRunError.js';
+import { formatZodError } from '../errors/formatZodError.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 
 /** A session's memory, kept across its runs. */
@@ -38,13 +44,29 @@ export function inputText(input: string | AgentRequest): string {
   return JSON.stringify(value);
 }
 
+const InputMessages = z
+  .array(ModelMessage)
+  .min(1, 'give at least one message')
+  .refine((messages) => messages.every((m) => m.role !== 'tool'), 'tool messages cannot start a run (they answer the assistant\'s tool calls)');
+
+/** The messages a run's input adds to the conversation. */
+function inputMessages(agent: string, input: AgentInput): ModelMessage[] {
+  if (!Array.isArray(input)) return [{ role: 'user', content: inputText(input as string | AgentRequest) }];
+  const parsed = InputMessages.safeParse(input);
+  if (!parsed.success) {
+    throw new AgentDefinitionError(`agent "${agent}": the input messages are invalid (${formatZodError(parsed.error)}); pass a string or { role, content } messages`);
+  }
+  return parsed.data;
+}
+
 /**
  * The ReAct loop: ask the model, run the tools it calls, feed the observations back, until it
  * answers without tool calls (`completed`), `maxIterations` turns are spent (`max-iterations`),
  * the signal aborts (`cancelled`) or malformed tool arguments survive their one repair turn
- * (`failed`). Model errors reject. The last event is always `final` with the result.
+ * (`failed`), as does an answer that fails the agent's `outputSchema` after its one repair turn.
+ * Model errors reject. The last event is always `final` with the result.
  */
-export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: string | AgentRequest, options: LoopOptions): Promise<AgentRunResult> {
+export async function runAgentLoop<Out>(agent: Agent<Out>, memory: SessionMemory, input: AgentInput, options: LoopOptions): Promise<AgentRunResult<Out>> {
   const { signal, workflow, depth, streaming } = options;
   const emit = (event: Pending<AgentEvent> | ToolEmittedEvent) => options.emit({ ...event, agent: agent.name } as AgentEvent);
   const toolCalls: ToolCallRecord[] = [];
@@ -53,17 +75,20 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
   let steps = 0;
   let lastText: string | null = null;
   let rawResponse: unknown = null;
+  let output: { value: Out } | undefined;
 
-  const finish = (status: AgentRunStatus, error?: SerializedError): AgentRunResult => {
-    const result: AgentRunResult = { agent: agent.name, status, outputText: lastText, toolCalls, toolResults, usage, steps, rawResponse };
+  const finish = (status: AgentRunStatus, error?: SerializedError): AgentRunResult<Out> => {
+    const result: AgentRunResult<Out> = { agent: agent.name, status, outputText: lastText, toolCalls, toolResults, usage, steps, rawResponse };
+    if (output !== undefined) result.output = output.value;
     if (error !== undefined) result.error = error;
     emit({ type: 'final', result });
     return result;
   };
 
   if (memory.messages.length === 0) memory.messages.push({ role: 'system', content: agent.instructions });
-  memory.messages.push({ role: 'user', content: inputText(input) });
+  memory.messages.push(...inputMessages(agent.name, input));
   let repairing = false;
+  let structuredRepaired = false;
 
   for (let iteration = 1; iteration <= agent.maxIterations; iteration++) {
     if (signal?.aborted) return finish('cancelled');
@@ -79,6 +104,7 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
       const t = agent.tools.get(name)!;
       return { name: t.name, description: t.description, parameters: t.jsonSchema };
     });
+    const toolChoice = resolveToolChoice(agent.name, agent.toolChoice, allowed, toolCalls.length);
     emit({ type: 'model.request', model: agent.model.name, iteration, tools: allowed, messages: memory.messages.length });
     let response: ModelResponse;
     try {
@@ -87,7 +113,8 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
         {
           messages: [...memory.messages],
           tools,
-          toolChoice: 'auto',
+          toolChoice,
+          ...(agent.responseFormat === undefined ? {} : { responseFormat: agent.responseFormat }),
           ...(signal === undefined ? {} : { signal }),
           agent: agent.name,
           ...(agent.offline === undefined ? {} : { offline: agent.offline }),
@@ -122,7 +149,24 @@ export async function runAgentLoop(agent: Agent, memory: SessionMemory, input: s
     if (response.toolCalls.length === 0) {
       if (signal?.aborted) return finish('cancelled');
       lastText = response.text ?? '';
-      return finish('completed');
+      if (agent.outputSchema === undefined) return finish('completed');
+      const checked = checkStructuredOutput(agent.outputSchema, response.text);
+      if (checked.ok) {
+        output = { value: checked.value as Out };
+        return finish('completed');
+      }
+      if (structuredRepaired || iteration === agent.maxIterations) {
+        const error = new AgentRunError(
+          `agent "${agent.name}": ${checked.problem}` +
+            (structuredRepaired ? ', again after its repair turn' : ` and no turn was left for a repair (maxIterations ${agent.maxIterations})`) +
+            '; make the instructions ask for this JSON, simplify the outputSchema, or use a model that supports structured output',
+          { code: 'structured_output_invalid', agent: agent.name },
+        );
+        return finish('failed', error.toJSON());
+      }
+      structuredRepaired = true;
+      memory.messages.push({ role: 'user', content: repairMessage(checked.problem) });
+      continue;
     }
 
     let malformed = false;

@@ -11,12 +11,28 @@ export interface ModelToolSpec {
 /** Whether the model may, must or must not call tools, or which one it must call. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
+/**
+ * Asks for an answer that is JSON matching `schema` (OpenAI's `response_format: { type:
+ * 'json_schema' }`). `strict` asks the server to enforce the schema exactly; the answer is checked
+ * by the caller either way.
+ */
+export interface ModelResponseFormat {
+  type: 'json_schema';
+  /** Names the schema for the server: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  /** The JSON schema of the answer. */
+  schema: Record<string, unknown>;
+  strict: boolean;
+}
+
 /** One call to a model. */
 export interface ModelRequest {
   messages: readonly ModelMessage[];
   /** The tools exposed on this turn (empty: none). */
   tools: readonly ModelToolSpec[];
   toolChoice?: ToolChoice;
+  /** Ask for a JSON answer matching a schema (structured output). */
+  responseFormat?: ModelResponseFormat;
   /** Aborts the call. */
   signal?: AbortSignal;
   /** The agent making the call, for models that answer per agent (OfflineModel, ScriptedModel). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelClient, ModelRequest, ModelStreamEvent } from './ModelClient.js';
+import type { ModelClient, ModelRequest, ModelStreamEvent, ToolChoice } from './ModelClient.js';
 import type { ModelMessage, ModelResponse, ModelToolCall } from './ModelMessage.js';
 import { OfflineReply, type OfflineConversation, type OfflineRule, type OfflineToolResult } from './OfflineRule.js';
 import { splitTokens } from './splitTokens.js';
@@ -43,13 +43,49 @@ function toolResultsSinceInput(messages: readonly ModelMessage[]): { input: stri
   return { input, toolResults, turn };
 }
 
-/** The rule used when an agent declares none: summarize tool results, else echo the input. */
-const defaultRule: OfflineRule = ({ agent, input, toolResults }) => {
+/**
+ * The rule used when an agent declares none: call the tool a forced `toolChoice` names (or the
+ * first allowed one, with no arguments), else summarize tool results, else echo the input.
+ */
+const defaultRule: OfflineRule = ({ agent, input, toolResults, toolChoice, allowedTools }) => {
+  const forced = typeof toolChoice === 'object' ? toolChoice.name : toolChoice === 'required' ? allowedTools[0] : undefined;
+  if (forced !== undefined) return { toolCalls: [{ name: forced, arguments: {} }] };
   if (toolResults.length === 0) return `[offline ${agent}] ${input}`;
   return toolResults
     .map((r) => (r.ok ? `${r.name}: ${JSON.stringify(r.output)}` : `${r.name} failed: ${r.error ?? 'unknown error'}`))
     .join('\n');
 };
+
+/** The JSON text of a rule's `{ json }` reply. */
+function jsonText(agent: string, value: unknown): string {
+  try {
+    const text = JSON.stringify(value);
+    if (typeof text === 'string') return text;
+  } catch {
+    // Reported below with the fix.
+  }
+  throw new AgentDefinitionError(`the offline rule of agent "${agent}" returned { json } with a value that is not JSON; return plain objects, arrays, strings, numbers, booleans or null`);
+}
+
+/** A rule's reply must obey the turn's `toolChoice`, as a real server's would. */
+function checkToolChoice(agent: string, choice: ToolChoice, calls: readonly ModelToolCall[]): void {
+  const who = `the offline rule of agent "${agent}"`;
+  if (choice === 'none' && calls.length > 0) {
+    throw new AgentDefinitionError(`${who} called ${calls.map((c) => c.name).join(', ')} although toolChoice is "none"; answer with text on this turn`);
+  }
+  if (choice === 'required' && calls.length === 0) {
+    throw new AgentDefinitionError(`${who} answered without a tool call although toolChoice is "required"; return { toolCalls: [...] } on this turn`);
+  }
+  if (typeof choice === 'object') {
+    const other = calls.find((c) => c.name !== choice.name);
+    if (calls.length === 0 || other !== undefined) {
+      throw new AgentDefinitionError(
+        `${who} ${other === undefined ? 'answered without a tool call' : `called "${other.name}"`} although toolChoice is { name: "${choice.name}" }; ` +
+          `return { toolCalls: [{ name: "${choice.name}", arguments }] } on this turn`,
+      );
+    }
+  }
+}
 
 /**
  * The embedded model used when no API key is configured. It makes no network call: each agent's
@@ -97,6 +133,9 @@ export class OfflineModel implements ModelClient {
       toolResults,
       allowedTools: request.tools.map((t) => t.name),
       turn,
+      // Without tools there is nothing to choose, as with a real server (tool_choice is not sent).
+      toolChoice: request.tools.length === 0 ? 'auto' : (request.toolChoice ?? 'auto'),
+      ...(request.responseFormat === undefined ? {} : { responseFormat: request.responseFormat }),
     };
     const source = request.offline !== undefined ? 'agent' : this.#rules[agent] !== undefined ? 'rules' : 'default';
     const rule = request.offline ?? this.#rules[agent] ?? defaultRule;
@@ -104,13 +143,13 @@ export class OfflineModel implements ModelClient {
     if (!parsed.success) {
       throw new AgentDefinitionError(
         `the offline rule of agent "${agent}" returned an invalid reply (${formatZodError(parsed.error)}); ` +
-          'return a string, { text }, { toolCalls: [{ name, arguments }] } or null',
+          'return a string, { text }, { toolCalls: [{ name, arguments }] }, { json } or null',
       );
     }
     let reply = parsed.data;
     if (reply === null || reply === undefined) reply = defaultRule(conversation) as string;
     const assistantTurns = request.messages.filter((m) => m.role === 'assistant').length;
-    const text = typeof reply === 'string' ? reply : (reply.text ?? null);
+    const text = typeof reply === 'string' ? reply : 'json' in reply ? jsonText(agent, reply.json) : (reply.text ?? null);
     const toolCalls: ModelToolCall[] =
       typeof reply === 'object' && 'toolCalls' in reply
         ? reply.toolCalls.map((call, i) => ({
@@ -119,6 +158,7 @@ export class OfflineModel implements ModelClient {
             arguments: JSON.stringify(call.arguments),
           }))
         : [];
+    checkToolChoice(agent, conversation.toolChoice, toolCalls);
     return {
       text,
       toolCalls,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ModelResponseFormat, ToolChoice } from './ModelClient.js';
 import type { ModelMessage } from './ModelMessage.js';
 
 /** A tool result as an offline rule sees it: the observation the agent fed back, parsed. */
@@ -24,12 +25,23 @@ export interface OfflineConversation {
   allowedTools: readonly string[];
   /** Model turns since the last user message (0 on the first). */
   turn: number;
+  /**
+   * What the agent allows on this turn: `'none'` (answer without tools), `'required'` (call at least
+   * one tool), `{ name }` (call that tool) or `'auto'`. A reply against it is an error.
+   */
+  toolChoice: ToolChoice;
+  /** Set when the agent asks for structured output: the answer must be JSON matching `schema` (reply `{ json }`). */
+  responseFormat?: ModelResponseFormat;
 }
 
-/** What an offline rule answers: a reply, tool calls, or nothing (use the default rule). */
+/** What an offline rule answers: a reply, a JSON value (sent as its JSON text), tool calls, or nothing (use the default rule). */
 export const OfflineReply = z.union([
   z.string(),
   z.object({ text: z.string() }).strict(),
+  z
+    .object({ json: z.unknown() })
+    .strict()
+    .refine((reply) => reply.json !== undefined, 'json must be a JSON value'),
   z
     .object({
       text: z.string().optional(),

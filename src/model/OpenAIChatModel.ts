@@ -256,6 +256,10 @@ export class OpenAIChatModel implements ModelClient {
       const choice = request.toolChoice ?? 'auto';
       body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     }
+    const format = request.responseFormat;
+    if (format !== undefined) {
+      body.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, strict: format.strict } };
+    }
     return body;
   }
 
