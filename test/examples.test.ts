@@ -22,4 +22,12 @@ describe('examples', () => {
     expect(out).toContain('status: max-steps');
     expect(out).toContain('path:   draft → review → draft → review → draft → review → draft');
   });
+
+  it('05-structured-agent triages each ticket into checked JSON and routes on it', () => {
+    const out = run('05-structured-agent.ts');
+    expect(out).toContain('triage: {"category":"billing","urgency":4,"summary":"the invoice charged me twice!"}');
+    expect(out).toContain('path:   intake → triage → escalate');
+    expect(out).toContain('triage: {"category":"account","urgency":2,"summary":"how do I change my avatar?"}');
+    expect(out).toContain('answer: Queued for the account team.');
+  });
 });

@@ -90,8 +90,10 @@ function checkToolChoice(agent: string, choice: ToolChoice, calls: readonly Mode
 /**
  * The embedded model used when no API key is configured. It makes no network call: each agent's
  * `offline` rule (or a rule given here by agent name, or a default that echoes the input and
- * summarizes tool results) decides the reply, so runs are deterministic. `usage` is reported as
- * zero and `rawResponse.offline` is `true`.
+ * summarizes tool results) decides the reply, so runs are deterministic. It honours the request
+ * like a server would: the rule sees `toolChoice` and `responseFormat`, a reply against the tool
+ * choice is an `AgentDefinitionError`, and a `{ json }` reply is sent as JSON text (checked by the
+ * agent against its `outputSchema`). `usage` is reported as zero and `rawResponse.offline` is `true`.
  *
  * @example
  * const agent = new Agent({ name: 'greeter', instructions: 'Greet.', model: new OfflineModel(),
