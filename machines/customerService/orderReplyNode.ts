@@ -1,6 +1,5 @@
 import type { AgentNode, StateRouter, WorkflowContext } from 'switchboard';
 import { ASK_FOR_ORDER, requestHandoff } from '../../specialists/index.js';
-import type { Classification } from './Classification.js';
 import { readOrderIds } from './understanding/readOrderId.js';
 
 /** The state key the customer's answer to "which order?" is written to. */
@@ -30,8 +29,6 @@ export function orderReplyNode(): AgentNode {
       const orderId = readOrderIds(reply, { expectingOrderId: true })[0]?.value;
       if (orderId !== undefined) {
         ctx.put('orderId', orderId);
-        const classification = ctx.get<Classification>('classification');
-        if (classification) ctx.put('classification', { ...classification, orderId });
       } else if (asks >= MAX_ORDER_ASKS) {
         requestHandoff(ctx, `the customer gave no order number after ${asks} asks`, 'order_reply');
       }

@@ -116,10 +116,12 @@ export class MessageUnderstanding {
   #tasks(text: string, spans: ReturnType<typeof extractEntities>['spans'], entities: MessageEntities): Array<UnderstoodTask & { confidence: number }> {
     const grouped = new Map<TaskKind, { clauses: string[]; confidence: number }>();
     for (const clause of splitClauses(text, spans)) {
-      const scores = this.#scores(clause.text, clause.spans);
+      // A clause is one request: the weight on "several intents" is spread over the single routes.
+      const all = this.#scores(clause.text, clause.spans);
+      const rest = 1 - all.multi || 1;
+      const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
       const kind = argmax(scores, KINDS);
-      const top = argmax(scores, ROUTES);
-      if ((top !== kind && top !== 'multi') || scores[kind] < this.#settings.clauseThreshold) continue;
+      if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) continue;
       const group = grouped.get(kind) ?? { clauses: [], confidence: 0 };
       group.clauses.push(clause.text.replace(/[.?!,;]+$/, ''));
       group.confidence = Math.max(group.confidence, scores[kind]);

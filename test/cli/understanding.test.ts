@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const db = join(mkdtempSync(join(tmpdir(), 'sb-nlu-')), 'runs.db');
+const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '' };
+const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/switchboard.js', '--db', db, ...args], { encoding: 'utf8', env });
+type RunJson = { runId: string; status: string; path: string[]; outputText: string | null; waiting?: { nodeId: string; reason: string } };
+const run = (...args: string[]): RunJson => {
+  const result = cli(...args, '--json');
+  const parsed = JSON.parse(result.stdout) as RunJson;
+  // Exit codes: 0 completed, 3 waiting for a reply.
+  expect(result.status, result.stderr).toBe(parsed.status === 'waiting' ? 3 : 0);
+  return parsed;
+};
+
+describe('the offline desk understands ordinary messages (CLI)', () => {
+  it('answers "hi there!" with what the desk can do, and the run completes', () => {
+    const hi = run('run', 'hi there!');
+    expect(hi).toMatchObject({ status: 'completed', path: ['ingest', 'classify', 'draft', 'review', 'finish'] });
+    for (const topic of ['return', 'fault codes', 'refunds', 'sales report']) expect(hi.outputText).toContain(topic);
+    const thanks = run('run', 'Thx a lot, that sorted it!');
+    expect(thanks.status).toBe('completed');
+    expect(thanks.outputText).toMatch(/^You're welcome!/);
+  }, 180_000);
+
+  it('answers "How much would I get back if I return order SO20261002?" with 764.15', () => {
+    const result = cli('run', 'How much would I get back if I return order SO20261002?');
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/✓ classify\s+\d+ ms {2}route tool/);
+    expect(result.stdout).toContain('764.15 CNY');
+    // Other spellings of the same order number reach the same answer.
+    expect(run('run', 'refund estimate for order no. 20261002 please').outputText).toContain('764.15 CNY');
+  }, 180_000);
+
+  it('asks for the order number, waits, and continues with the answer', () => {
+    const asked = run('run', "I'd like my money back for the earbuds I bought");
+    expect(asked).toMatchObject({ status: 'waiting', path: ['ingest', 'classify', 'tool_plan', 'ask_order'], waiting: { nodeId: 'ask_order' } });
+    expect(asked.waiting!.reason).toContain('order number');
+    const again = run('resume', asked.runId, '--reply', 'I do not have it here');
+    expect(again).toMatchObject({ status: 'waiting', waiting: { nodeId: 'ask_order' } });
+    expect(again.waiting!.reason).toContain('did not contain an order number');
+    const done = run('resume', asked.runId, '--reply', 'sure, it is 20261002');
+    expect(done.status).toBe('completed');
+    expect(done.path.slice(-4)).toEqual(['tool_plan', 'draft', 'review', 'finish']);
+    expect(done.outputText).toContain('764.15 CNY');
+  }, 240_000);
+
+  it('sends only disputes, requests for a person and unreadable messages to a person', () => {
+    for (const message of ['I object to this refund decision, it is unfair.', 'Can I talk to a real person please?', 'qwxz vbnm plkj']) {
+      const waiting = run('run', message);
+      expect(waiting, message).toMatchObject({ status: 'waiting', path: ['ingest', 'classify', 'human_handoff'] });
+    }
+  }, 240_000);
+
+  it('splits a message with several intents into specialist tasks', () => {
+    const multi = run('run', 'What is your warranty on speakers, and where is order #20261003?');
+    expect(multi.path).toContain('multi_plan');
+    expect(multi.outputText).toContain('[KB003]');
+    expect(multi.outputText).toContain('in transit');
+  }, 180_000);
+});
