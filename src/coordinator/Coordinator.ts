@@ -7,13 +7,22 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { CoordinatorTask } from './CoordinatorTask.js';
 import { dispatchState } from './dispatchState.js';
+import { failurePolicy, type FailurePolicy, type OnFailure } from './FailurePolicy.js';
 
 /** Options for {@link Coordinator}. */
 export interface CoordinatorOptions {
   /** Specialist subgraphs by task kind. */
   specialists: Record<string, Workflow>;
-  /** At most this many tasks per dispatch (default 4). */
+  /** Refuse a plan with more tasks than this (default: no limit; every task runs at once). */
   maxTasks?: number;
+  /** What a failed specialist does to the others and to the run (default `continue`). See {@link OnFailure}. */
+  onFailure?: OnFailure;
+  /** The run fails unless at least this many tasks complete (default 0); it fails as soon as that can no longer happen. */
+  minCompleted?: number;
+  /** Time limit of one attempt of a task, in ms (a task's own `timeoutMs` wins). Waiting for a person does not count. */
+  taskTimeoutMs?: number;
+  /** Further attempts after a task fails or times out (default 0; a task's own `retries` wins). */
+  retries?: number;
   /** Parent state keys copied (as JSON) into each specialist's otherwise empty state. */
   shareState?: readonly string[];
   /** Specialist state keys copied into its result's `output`. */
@@ -36,15 +45,18 @@ export function defaultNeedsHuman(state: Record<string, unknown>): string | null
   return typeof handoff?.reason === 'string' ? handoff.reason : null;
 }
 
-/** Plans tasks from a request: return at most `maxTasks` `{ kind, input }` objects. */
+/** Plans tasks from a request: return `{ kind, input }` objects (at most `maxTasks`, if set). */
 export type TaskPlanner = (ctx: WorkflowContext, request: AgentRequest) => unknown;
 
 /**
  * Splits a composite request into typed tasks and dispatches each to its specialist subgraph as a
  * child actor with an isolated session, state (a whitelisted copy of the parent's) and trace path
- * (`root/<kind>[n]`). Independent specialists run in parallel; the join keeps task order and waits
- * for all of them before routing. A specialist that sets `needsHuman` in its state is reported so
- * the graph can route to a human.
+ * (`root/<kind>[n]`). Every task's specialist runs at once, however many there are, under one join
+ * actor that keeps task order and settles each task as it ends. A failed specialist is handled by
+ * the failure policy (`onFailure`, `minCompleted`, `taskTimeoutMs`, `retries`). A specialist that
+ * waits at a human node makes the run wait (the reason names it and its path); resuming the run
+ * with a reply continues that specialist. A specialist that sets `needsHuman` in its state is
+ * reported so the graph can route to a human.
  *
  * @example
  * const coordinator = new Coordinator({ specialists: { rag: policyGraph(), tool: ordersGraph() }, shareState: ['customer'] });
@@ -57,6 +69,8 @@ export type TaskPlanner = (ctx: WorkflowContext, request: AgentRequest) => unkno
 export class Coordinator {
   readonly specialists: Readonly<Record<string, Workflow>>;
   readonly maxTasks: number;
+  /** What failed specialists do to the dispatch. */
+  readonly policy: FailurePolicy;
   readonly tasksKey: string;
   readonly resultsKey: string;
   readonly #shareState: readonly string[];
@@ -73,10 +87,11 @@ export class Coordinator {
       }
       if (!/^[A-Za-z0-9_-]+$/.test(kind)) throw new GraphDefinitionError(`Coordinator: specialist kind "${kind}" may only use letters, digits, "_" and "-"`);
     }
-    const maxTasks = options.maxTasks ?? 4;
-    if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > 16) {
-      throw new GraphDefinitionError(`Coordinator: maxTasks must be an integer from 1 to 16; received ${String(maxTasks)}`);
+    const maxTasks = options.maxTasks ?? Number.POSITIVE_INFINITY;
+    if (maxTasks !== Number.POSITIVE_INFINITY && (!Number.isInteger(maxTasks) || maxTasks < 1)) {
+      throw new GraphDefinitionError(`Coordinator: maxTasks must be a positive integer (or left out for no limit); received ${String(maxTasks)}`);
     }
+    this.policy = failurePolicy(options);
     this.specialists = { ...options.specialists };
     this.maxTasks = maxTasks;
     this.tasksKey = options.tasksKey ?? 'tasks';
@@ -86,11 +101,12 @@ export class Coordinator {
     this.#needsHuman = options.needsHuman ?? defaultNeedsHuman;
   }
 
-  /** Validates planned tasks: an array of at most `maxTasks` `{ kind, input }` with known kinds. */
+  /** Validates planned tasks: an array (of at most `maxTasks`, if set) of `{ kind, input }` with known kinds. */
   parseTasks(value: unknown): CoordinatorTask[] {
     const parsed = CoordinatorTask.array().max(this.maxTasks).safeParse(value);
     if (!parsed.success) {
-      throw new WorkflowExecutionError(`coordinator tasks are not valid: ${z.prettifyError(parsed.error)}; plan at most ${this.maxTasks} tasks { kind, input }`, { code: 'invalid_tasks' });
+      const limit = Number.isFinite(this.maxTasks) ? `at most ${this.maxTasks} ` : '';
+      throw new WorkflowExecutionError(`coordinator tasks are not valid: ${z.prettifyError(parsed.error)}; plan ${limit}tasks { kind, input }`, { code: 'invalid_tasks' });
     }
     const unknown = parsed.data.find((t) => !(t.kind in this.specialists));
     if (unknown !== undefined) {
@@ -117,6 +133,7 @@ export class Coordinator {
       tasksKey: this.tasksKey,
       resultsKey: this.resultsKey,
       needsHuman: this.#needsHuman,
+      policy: this.policy,
     };
     return {
       name: 'coordinator',

@@ -7,6 +7,10 @@ export const CoordinatorTask = z.object({
   input: z.string().min(1),
   /** Optional label shown in traces and results. */
   id: z.string().optional(),
+  /** Time limit of one attempt, in ms (overrides the coordinator's `taskTimeoutMs`). */
+  timeoutMs: z.number().int().positive().optional(),
+  /** Further attempts after a failure or a timeout (overrides the coordinator's `retries`). */
+  retries: z.number().int().nonnegative().optional(),
 });
 /** One unit of work for a specialist. */
 export type CoordinatorTask = z.infer<typeof CoordinatorTask>;
@@ -18,14 +22,32 @@ export interface TaskResult {
   input: string;
   /** The specialist run's id: `<parent run>/<kind>[n]`. */
   runId: string;
+  /**
+   * How the specialist ended: `cancelled` when the failure policy stopped it, `failed` also when it
+   * timed out or threw.
+   */
   status: 'completed' | 'max-steps' | 'failed' | 'cancelled' | 'waiting';
   outputText: string | null;
   /** The specialist asked for a human (its state had `needsHuman: true`). */
   needsHuman: boolean;
-  /** Why it needs a human, or why it failed. */
+  /** Why it needs a human, or why it failed or was cancelled. */
   reason: string | null;
   path: string[];
   error: SerializedError | null;
   /** The specialist's state keys listed in `exportState`. */
   output: Record<string, unknown>;
+  /** How many times it was started (1 + the retries it used). */
+  attempts: number;
+}
+
+/** What a dispatch did, counted by outcome: the dispatch node's `result.rawResponse`. */
+export interface DispatchSummary {
+  tasks: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  /** Ended by their `maxSteps` fuse. */
+  maxSteps: number;
+  /** The tasks that failed or were cancelled, as `kind[n]: reason`. */
+  problems: string[];
 }

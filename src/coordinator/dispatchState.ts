@@ -1,17 +1,20 @@
-import { assign, type AnyActorRef } from 'xstate';
+import { assign, raise, sendTo, type AnyActorRef } from 'xstate';
 import type { NodeCompileScope, CompiledNodeState } from '../graph/CompilableNode.js';
-import type { GraphMachineContext, GraphMachineOutput } from '../graph/GraphMachineContext.js';
+import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { runtimeOf } from '../graph/RunRuntime.js';
 import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
 import type { Workflow } from '../graph/Workflow.js';
-import { newSpanId } from '../trace/TraceContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
-import { describeThrown, serializeError } from '../errors/SwitchboardError.js';
-import { CoordinatorTask, type TaskResult } from './CoordinatorTask.js';
+import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
+import { CoordinatorTask } from './CoordinatorTask.js';
+import type { FailurePolicy } from './FailurePolicy.js';
+import type { CoordinatorWaitingEvent, JoinInput, JoinOutput } from './JoinState.js';
+import { joinLogic } from './joinLogic.js';
 
 /** What the dispatch state needs from its coordinator. */
 export interface DispatchConfig {
   specialists: Readonly<Record<string, Workflow>>;
+  /** Refuse plans with more tasks than this (no limit by default). */
   maxTasks: number;
   shareState: readonly string[];
   exportState: readonly string[];
@@ -19,33 +22,26 @@ export interface DispatchConfig {
   resultsKey: string;
   /** Why a specialist's final state asks for a human, or null when it does not. */
   needsHuman: (state: Record<string, unknown>) => string | null;
+  policy: FailurePolicy;
 }
 
 const tasksIn = (context: GraphMachineContext, key: string): CoordinatorTask[] =>
   Array.isArray(context.state[key]) ? (context.state[key] as CoordinatorTask[]) : [];
 
-/** A JSON copy of the parent's whitelisted state keys: the specialist's isolated starting state. */
-function sharedState(context: GraphMachineContext, keys: readonly string[]): Record<string, unknown> {
+/** The parent's whitelisted state keys as JSON text: each specialist parses its own isolated copy. */
+function sharedState(context: GraphMachineContext, keys: readonly string[]): string {
   const out: Record<string, unknown> = {};
-  for (const key of keys) if (key in context.state) out[key] = JSON.parse(JSON.stringify(context.state[key] ?? null));
-  return out;
-}
-
-function resultOf(task: CoordinatorTask, index: number, runId: string, config: DispatchConfig, output: GraphMachineOutput): TaskResult {
-  const state = output.state;
-  const exported: Record<string, unknown> = {};
-  for (const key of config.exportState) if (key in state) exported[key] = state[key];
-  const humanReason = config.needsHuman(state);
-  const needsHuman = humanReason !== null;
-  const reason = humanReason ?? output.error?.message ?? null;
-  return { index, kind: task.kind, input: task.input, runId, status: output.status, outputText: output.outputText, needsHuman, reason, path: output.path, error: output.error, output: exported };
+  for (const key of keys) if (key in context.state) out[key] = context.state[key] ?? null;
+  return JSON.stringify(out);
 }
 
 /**
- * The coordinator's part of the machine: a parallel state with one region per task slot. Each
- * region picks the specialist machine for its task's kind and invokes it as a child actor with an
- * isolated request, state and trace path (`root/<kind>[n]`); the parallel state is done when every
- * region is — a real join — and only then are the results, in task order, handed to routing.
+ * The coordinator's part of the machine: one state that invokes a join actor over the planned
+ * tasks. The join runs every task's specialist machine as its own child actor with an isolated
+ * request, state and trace path (`root/<kind>[n]`), however many tasks there are, and is done when
+ * every task is — then the results, in task order, are handed to routing (or the failure policy
+ * fails the run). While every specialist still out waits for a person, the run waits here; a
+ * `human.reply` goes on to that specialist.
  */
 export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): CompiledNodeState {
   const { node } = scope;
@@ -53,70 +49,51 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
   const kinds = Object.keys(config.specialists);
   const n = {
     prepare: scope.name('prepare'),
-    taskIs: scope.name('taskIs'),
-    taskDone: scope.name('taskDone'),
-    taskFailed: scope.name('taskFailed'),
     join: scope.name('join'),
+    joined: scope.name('joined'),
+    joinFailed: scope.name('joinFailed'),
+    wait: scope.name('wait'),
+    answer: scope.name('answer'),
+    isWaiting: scope.name('isWaiting'),
+    nothingToDispatch: scope.name('nothingToDispatch'),
+    skipped: scope.name('skipped'),
   };
-  // When each run's dispatch began, for the node's duration (runs are distinct actors, keyed by run id).
-  const startedAt = new Map<string, number>();
-  const actors = Object.fromEntries(kinds.map((kind) => [scope.name(`specialist:${kind}`), config.specialists[kind]!.toMachine()]));
+  const machines = Object.fromEntries(kinds.map((kind) => [kind, config.specialists[kind]!.toMachine()]));
+  const limit = Number.isFinite(config.maxTasks) ? `at most ${config.maxTasks} ` : '';
 
-  const childInput = (context: GraphMachineContext, self: AnyActorRef, index: number, kind: string) => {
-    const task = tasksIn(context, config.tasksKey)[index]!;
+  const joinInput = ({ context, self }: { context: GraphMachineContext; self: AnyActorRef }): JoinInput => {
+    const runtime = runtimeOf(self);
     return {
-      request: { input: task.input },
-      runId: `${context.runId}/${kind}[${index + 1}]`,
-      state: sharedState(context, config.shareState),
-      trace: {
-        traceId: context.trace.traceId,
-        spanId: newSpanId(),
-        parentSpanId: runtimeOf(self).nodeSpanId ?? context.trace.spanId,
-        path: `${context.trace.path}/${kind}[${index + 1}]`,
-      },
+      nodeId: node.id,
+      parentRunId: context.runId,
+      // Invalid tasks failed the step in `prepare`: nothing is dispatched then.
+      tasks: context.error === null ? tasksIn(context, config.tasksKey) : [],
+      shared: sharedState(context, config.shareState),
+      trace: { traceId: context.trace.traceId, parentSpanId: runtime.nodeSpanId ?? context.trace.spanId, path: context.trace.path },
+      startedAt: runtime.clock.now(),
     };
   };
 
-  /** The state with the task's result recorded (a new object), after reporting it. */
-  const record = (args: StepArgs, index: number, result: TaskResult) => {
-    const results = [...((args.context.state[config.resultsKey] as TaskResult[] | undefined) ?? [])];
-    results[index] = result;
-    const state = bookkeep(args, args.context.state, { [config.resultsKey]: results });
+  const finish = (args: StepArgs, output: JoinOutput | null, failure: WorkflowExecutionError | null) => {
+    const ctx = contextOf(args);
+    // The results become part of this step's delta, so the node's completion shows them.
+    ctx.put(config.resultsKey, output?.results ?? args.context.state[config.resultsKey] ?? []);
     const runtime = runtimeOf(args.self);
-    if (runtime.listening) {
-      runtime.emit(args.context.runId, { type: 'specialist.completed', nodeId: node.id, index, kind: result.kind, specialistRunId: result.runId, status: result.status, needsHuman: result.needsHuman });
-    }
-    return { state };
+    const began = output?.startedAt ?? runtime.clock.now();
+    const settled = settleAndRoute(args, node, output === null ? null : { rawResponse: output.summary }, runtime.clock.now() - began);
+    const invalid = args.context.error;
+    const failed = failure ?? (invalid === null ? null : (runtime.error ?? new WorkflowExecutionError(invalid.message, { code: invalid.code as SwitchboardErrorCode, nodeId: node.id })));
+    if (failed === null) return settled;
+    runtime.error = failed;
+    return { ...settled, decision: { entry: -2, toEnd: false }, error: failed.toJSON() };
   };
-
-  const regions: Record<string, object> = {};
-  for (let index = 0; index < config.maxTasks; index++) {
-    const specialistStates: Record<string, object> = {};
-    for (const kind of kinds) {
-      specialistStates[kind] = {
-        invoke: {
-          id: `${node.id}/${kind}[${index + 1}]`,
-          src: scope.name(`specialist:${kind}`),
-          input: ({ context, self }: { context: GraphMachineContext; self: AnyActorRef }) => childInput(context, self, index, kind),
-          onDone: { target: 'done', actions: [{ type: n.taskDone, params: { index } }] },
-          onError: { target: 'done', actions: [{ type: n.taskFailed, params: { index, kind } }] },
-        },
-      };
-    }
-    regions[`task${index + 1}`] = {
-      initial: 'pick',
-      states: {
-        pick: { always: [...kinds.map((kind) => ({ guard: { type: n.taskIs, params: { index, kind } }, target: kind })), { target: 'done' }] },
-        ...specialistStates,
-        done: { type: 'final' },
-      },
-    };
-  }
 
   return {
-    actors,
+    actors: { [n.join]: joinLogic({ machines, policy: config.policy, exportState: config.exportState, needsHuman: config.needsHuman }) },
     guards: {
-      [n.taskIs]: ({ context }: { context: GraphMachineContext }, p: { index: number; kind: string }) => tasksIn(context, config.tasksKey)[p.index]?.kind === p.kind,
+      [n.isWaiting]: ({ context }: { context: GraphMachineContext }) => context.status === 'waiting',
+      // No join actor for an empty or invalid plan: the step settles at once (and a pure `transition` sees it).
+      [n.nothingToDispatch]: ({ context }: { context: GraphMachineContext }) => context.error !== null || tasksIn(context, config.tasksKey).length === 0,
     },
     actions: {
       [n.prepare]: assign((args: StepArgs) => {
@@ -125,40 +102,59 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
         const unknown = parsed.success ? parsed.data.find((t) => !(t.kind in config.specialists)) : undefined;
         if (!parsed.success || unknown !== undefined) {
           const why = parsed.success ? `unknown specialist kind "${unknown!.kind}" (known: ${kinds.join(', ')})` : parsed.error.issues.map((i) => `${i.path.join('.') || config.tasksKey}: ${i.message}`).join('; ');
-          const error = new WorkflowExecutionError(`coordinator "${node.id}": the tasks in state "${config.tasksKey}" are not valid: ${why}; write at most ${config.maxTasks} tasks { kind, input }`, { code: 'invalid_tasks', nodeId: node.id });
+          const error = new WorkflowExecutionError(`coordinator "${node.id}": the tasks in state "${config.tasksKey}" are not valid: ${why}; write ${limit}tasks { kind, input }`, { code: 'invalid_tasks', nodeId: node.id });
           runtimeOf(args.self).error = error;
           return { state: bookkeep(args, args.context.state, { [config.tasksKey]: [] }), error: error.toJSON() };
         }
-        startedAt.set(args.context.runId, runtimeOf(args.self).clock.now());
         return { state: bookkeep(args, args.context.state, { [config.tasksKey]: parsed.data, [config.resultsKey]: [] }) };
       }),
-      [n.taskDone]: assign((args: StepArgs, { index }: { index: number }) => {
-        const output = args.event.output as GraphMachineOutput;
-        return record(args, index, resultOf(tasksIn(args.context, config.tasksKey)[index]!, index, output.runId, config, output));
+      [n.joined]: assign((args: StepArgs) => {
+        const output = args.event.output as JoinOutput;
+        const failure = output.failure === null ? null : new WorkflowExecutionError(output.failure.message, { code: output.failure.code as SwitchboardErrorCode, nodeId: node.id });
+        return finish(args, output, failure);
       }),
-      [n.taskFailed]: assign((args: StepArgs, { index, kind }: { index: number; kind: string }) => {
-        const task = tasksIn(args.context, config.tasksKey)[index]!;
-        const error = serializeError(args.event.error);
-        const runId = `${args.context.runId}/${kind}[${index + 1}]`;
-        return record(args, index, { index, kind, input: task.input, runId, status: 'failed', outputText: null, needsHuman: false, reason: `specialist failed: ${describeThrown(args.event.error)}`, path: [], error, output: {} });
+      [n.skipped]: assign((args: StepArgs) => {
+        const { minCompleted } = config.policy;
+        const startedAt = runtimeOf(args.self).clock.now();
+        const empty: JoinOutput = { results: [], summary: { tasks: 0, completed: 0, failed: 0, cancelled: 0, maxSteps: 0, problems: [] }, failure: null, startedAt };
+        const failure =
+          args.context.error === null && minCompleted > 0
+            ? new WorkflowExecutionError(`coordinator "${node.id}" needs at least ${minCompleted} completed tasks but the plan has none`, { code: 'too_few_completed', nodeId: node.id })
+            : null;
+        return finish(args, args.context.error === null ? empty : null, failure);
       }),
-      [n.join]: assign((args: StepArgs) => {
-        const ctx = contextOf(args);
-        // The results become part of this step's delta, so the node's completion shows them.
-        ctx.put(config.resultsKey, args.context.state[config.resultsKey] ?? []);
-        const failed = args.context.error;
-        const clock = runtimeOf(args.self).clock;
-        const began = startedAt.get(args.context.runId) ?? clock.now();
-        startedAt.delete(args.context.runId);
-        const settled = settleAndRoute(args, node, null, clock.now() - began);
-        return failed === null ? settled : { ...settled, decision: { entry: -2, toEnd: false }, error: failed };
+      [n.joinFailed]: assign((args: StepArgs) =>
+        finish(args, null, new WorkflowExecutionError(`coordinator "${node.id}": the join failed: ${describeThrown(args.event.error)}`, { code: 'internal', nodeId: node.id, cause: args.event.error })),
+      ),
+      [n.wait]: assign((args: StepArgs) => {
+        const { waiting } = args.event as unknown as CoordinatorWaitingEvent;
+        const runtime = runtimeOf(args.self);
+        if (runtime.listening) runtime.emit(args.context.runId, { type: 'run.waiting', nodeId: node.id, step: args.context.steps, reason: waiting.reason });
+        return { status: 'waiting' as const, waiting: { ...waiting, since: runtime.clock.now() } };
       }),
+      [n.answer]: assign(() => ({ status: 'running' as const, waiting: null })),
     },
     state: {
       entry: [...scope.enterActions(), { type: n.prepare, params }],
-      initial: 'dispatch',
+      initial: 'start',
       states: {
-        dispatch: { type: 'parallel', states: regions, onDone: { target: 'routing', actions: [{ type: n.join, params }] } },
+        start: { always: [{ guard: n.nothingToDispatch, target: 'skip' }, { target: 'dispatch' }] },
+        // Settled on an event of its own: the hops' guards must not read the previous node's decision
+        // from the event that entered this node.
+        skip: { entry: raise({ type: 'coordinator.skip' }), on: { 'coordinator.skip': { target: 'routing', actions: [{ type: n.skipped, params }] } } },
+        dispatch: {
+          invoke: {
+            id: node.id,
+            src: n.join,
+            input: joinInput,
+            onDone: { target: 'routing', actions: [{ type: n.joined, params }] },
+            onError: { target: 'routing', actions: [{ type: n.joinFailed, params }] },
+          },
+          on: {
+            'coordinator.waiting': { actions: [{ type: n.wait, params }] },
+            'human.reply': { guard: n.isWaiting, actions: [{ type: n.answer, params }, sendTo(node.id, ({ event }) => event)] },
+          },
+        },
         routing: { always: scope.routingHops() },
       },
     },

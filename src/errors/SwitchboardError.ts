@@ -27,6 +27,10 @@ export type SwitchboardErrorCode =
   | 'invalid_reply'
   | 'invalid_input'
   | 'invalid_tasks'
+  // Coordinator failure policy: a specialist failed (onFailure 'fail'), too few completed, a task timed out.
+  | 'specialist_failed'
+  | 'too_few_completed'
+  | 'task_timeout'
   | 'internal'
   // Tracing and inspection.
   | 'inspector_unavailable'

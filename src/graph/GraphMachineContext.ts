@@ -55,6 +55,21 @@ export interface WaitingInfo {
   reason: string;
   /** Epoch ms when the run started waiting. */
   since: number;
+  /** Set when a coordinator's run waits because one of its specialists waits: which one, and where. */
+  specialist?: WaitingSpecialist;
+}
+
+/** The specialist a coordinator's run waits for. */
+export interface WaitingSpecialist {
+  /** The task's 0-based index in the dispatch. */
+  index: number;
+  kind: string;
+  /** The specialist run's id (`<parent run>/<kind>[n]`). */
+  runId: string;
+  /** The specialist's trace path (`root/<kind>[n]`). */
+  path: string;
+  /** The node the specialist waits at (a human node, or its own coordinator's dispatch node). */
+  nodeId: string;
 }
 
 /** The machine's input: `{ request, runId?, maxSteps?, state? }`. */

@@ -224,12 +224,24 @@ export function createWithRuntime<T extends AnyActorRef>(runtime: RunRuntime, cr
 }
 
 /**
+ * The runtime of the nearest graph actor above `actor`: its parent's, or, for a specialist started
+ * by a coordinator's join actor, the coordinator run's.
+ */
+function ancestorRuntime(actor: AnyActorRef): RunRuntime | undefined {
+  for (let parent = actor._parent; parent !== undefined; parent = parent._parent) {
+    const runtime = runtimes.get(parent);
+    if (runtime !== undefined) return runtime;
+  }
+  return undefined;
+}
+
+/**
  * Called by the machine's context factory: adopts the runtime handed over by
  * {@link createWithRuntime}, or, for a machine invoked by another graph (a specialist), a runtime
  * that reports through its parent's.
  */
 export function adoptPendingRuntime(self: AnyActorRef, trace: TraceContext): void {
-  const parent = self._parent === undefined ? undefined : runtimes.get(self._parent);
+  const parent = ancestorRuntime(self);
   // A machine created directly with createActor gets a quiet runtime of its own.
   const runtime = pending ?? (parent === undefined ? new RunRuntime() : parent.child());
   runtime.trace = trace;
@@ -243,7 +255,7 @@ export function adoptPendingRuntime(self: AnyActorRef, trace: TraceContext): voi
 export function runtimeOf(actor: AnyActorRef): RunRuntime {
   let runtime = runtimes.get(actor);
   if (runtime === undefined) {
-    const parent = actor._parent === undefined ? undefined : runtimes.get(actor._parent);
+    const parent = ancestorRuntime(actor);
     runtime = parent === undefined ? new RunRuntime() : parent.child();
     try {
       const trace = (actor.getSnapshot() as { context?: { trace?: TraceContext } } | undefined)?.context?.trace;

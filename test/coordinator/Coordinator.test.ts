@@ -156,9 +156,54 @@ describe('Coordinator', () => {
     expect(output).toMatchObject({ status: 'completed', outputText: '0:done a | 1:done b', path: ['plan', 'dispatch', 'review'] });
   });
 
+  it('runs any number of tasks at once under one join, in task order whatever order they end in', async () => {
+    const count = 40;
+    const meet = meetingPoint(count);
+    // Each specialist waits until all 40 have started, then they end in reverse order.
+    const staggered = new StateGraph({ name: 'staggered' })
+      .addNode('work', async (_ctx, request) => {
+        await meet();
+        await new Promise((r) => setTimeout(r, (count - Number(request.input)) * 2));
+        return `done ${String(request.input)}`;
+      })
+      .start('work');
+    const coordinator = new Coordinator({ specialists: { staggered } });
+    const tasks = Array.from({ length: count }, (_, i) => ({ kind: 'staggered', input: String(i) }));
+    const completions: number[] = [];
+    const run = await parentGraph(coordinator, tasks).run('x', { onEvent: (e) => e.type === 'specialist.completed' && completions.push(Number(e.index)) });
+    expect(run.status).toBe('completed');
+    const results = run.state.get('specialistResults') as TaskResult[];
+    expect(results.map((r) => r.outputText)).toEqual(tasks.map((t) => `done ${t.input}`));
+    expect(results.every((r) => r.attempts === 1)).toBe(true);
+    expect(completions[0]).toBe(count - 1);
+  });
+
+  it('compiles to one join actor, not a region per task slot', () => {
+    const coordinator = new Coordinator({ specialists: { rag: specialist('rag'), tool: specialist('tool') } });
+    const machine = parentGraph(coordinator, []).toMachine();
+    const dispatch = machine.root.states.dispatch!;
+    const all = (node: typeof dispatch): Array<typeof dispatch> => [node, ...Object.values(node.states).flatMap(all)];
+    expect(all(dispatch).some((s) => s.type === 'parallel')).toBe(false);
+    expect(all(dispatch).flatMap((s) => s.invoke).map((i) => i.id)).toEqual(['dispatch']);
+  });
+
+  it('reports what the dispatch did as the node result and in a specialist.completed event per task', async () => {
+    const coordinator = new Coordinator({ specialists: { rag: specialist('rag'), tool: specialist('tool') } });
+    const events: WorkflowEvent[] = [];
+    await parentGraph(coordinator, [{ kind: 'rag', input: 'a' }, { kind: 'tool', input: 'b' }]).run('x', { onEvent: (e) => events.push(e) });
+    const done = events.find((e) => e.type === 'node.completed' && e.nodeId === 'dispatch') as Extract<WorkflowEvent, { type: 'node.completed' }>;
+    expect(done.result?.rawResponse).toEqual({ tasks: 2, completed: 2, failed: 0, cancelled: 0, maxSteps: 0, problems: [] });
+    expect(events.filter((e) => e.type === 'specialist.completed').map((e) => [(e as Record<string, unknown>).kind, (e as Record<string, unknown>).status, (e as Record<string, unknown>).attempts])).toEqual([
+      ['rag', 'completed', 1],
+      ['tool', 'completed', 1],
+    ]);
+  });
+
   it('rejects a bad definition', () => {
     expect(() => new Coordinator({ specialists: {} })).toThrow(/at least one specialist/);
     expect(() => new Coordinator({ specialists: { 'a b': specialist('x') } })).toThrow(/letters, digits/);
     expect(() => new Coordinator({ specialists: { rag: specialist('rag') }, maxTasks: 0 })).toThrow(/maxTasks/);
+    expect(() => new Coordinator({ specialists: { rag: specialist('rag') }, maxTasks: 2.5 })).toThrow(/maxTasks must be a positive integer/);
+    expect(new Coordinator({ specialists: { rag: specialist('rag') } }).maxTasks).toBe(Number.POSITIVE_INFINITY);
   });
 });

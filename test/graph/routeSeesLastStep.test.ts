@@ -84,7 +84,7 @@ describe("ai4j's order: lastResult and lastNodeId are written before routing", (
     expect(seen).toEqual([{ kind: 'human', lastNodeId: 'node', lastText: 'approved by a person' }]);
   });
 
-  it('a router after a coordinator sees the coordinator node (its result is null: the answers are in state)', async () => {
+  it('a router after a coordinator sees the coordinator node and its summary (the answers are in state)', async () => {
     const seen: Seen[] = [];
     const specialist = new StateGraph({ name: 'echo' }).addNode('echo', (_ctx, r) => `echo ${String(r.input)}`).start('echo');
     const coordinator = new Coordinator({ specialists: { echo: specialist } });
@@ -100,6 +100,8 @@ describe("ai4j's order: lastResult and lastNodeId are written before routing", (
       });
     const run = await graph.run('go');
     expect(run.status).toBe('completed');
-    expect(seen).toEqual([{ kind: 'coordinator', lastNodeId: 'dispatch', lastText: null }]);
+    expect(seen).toEqual([
+      { kind: 'coordinator', lastNodeId: 'dispatch', lastText: { rawResponse: { tasks: 1, completed: 1, failed: 0, cancelled: 0, maxSteps: 0, problems: [] } } },
+    ]);
   });
 });
