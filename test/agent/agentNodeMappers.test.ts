@@ -1,6 +1,20 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, AgentDefinitionError, AgentNode, OfflineModel, RuntimeAgentNode, StateGraph, type OfflineConversation } from '../../src/index.js';
+import {
+  Agent,
+  AgentDefinitionError,
+  AgentNode,
+  OfflineModel,
+  RuntimeAgentNode,
+  SqliteRunStore,
+  StateGraph,
+  humanNode,
+  resumeRun,
+  type OfflineConversation,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 const Review = z.object({ approved: z.boolean(), issues: z.array(z.string()) });
@@ -143,6 +157,36 @@ describe('agent node input and output mappers', () => {
       expect(run.status).toBe('failed');
       expect(run.error?.message).toMatch(/no draft in state|store write refused/);
     }
+  });
+
+  it('keeps the mapped state and the structured result across a durable wait and a restart', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sb-mappers-')), 'runs.db');
+    const build = () => {
+      const reviewer = new Agent({
+        name: 'reviewer',
+        instructions: 'i',
+        model: new OfflineModel(),
+        outputSchema: Review,
+        offline: ({ input }) => ({ json: { approved: false, issues: [`unclear: ${input}`] } }),
+      });
+      return new StateGraph({ name: 'durable-review' })
+        .addNode('review', new AgentNode(reviewer, { input: (_ctx, request) => `draft ${String(request.input)}`, output: (r) => ({ review: r.output }) }))
+        .addNode('approve', humanNode({ reason: 'approve the review' }))
+        .addNode('publish', (ctx) => `issues: ${ctx.get<z.infer<typeof Review>>('review')!.issues.join('; ')}`)
+        .start('review')
+        .addEdge('review', 'approve')
+        .addEdge('approve', 'publish');
+    };
+    const first = new SqliteRunStore({ file });
+    const waiting = await build().run('v1', { store: first });
+    expect(waiting.status).toBe('waiting');
+    await first.close();
+    const second = new SqliteRunStore({ file });
+    const done = await resumeRun(build(), waiting.runId, { reply: 'ok' }, { store: second });
+    expect(done.status).toBe('completed');
+    expect(done.state.get('review')).toEqual({ approved: false, issues: ['unclear: draft v1'] });
+    expect(done.outputText).toBe('issues: unclear: draft v1');
+    await second.close();
   });
 
   it('refuses bad node options when the node is built', () => {
