@@ -15,7 +15,7 @@ const program = new Command('eval')
   .option('--split <name>', 'heldout or train', 'heldout')
   .option('--file <jsonl>', 'labelled messages from another file instead of a split')
   .option('--limit <n>', 'only the first n messages')
-  .option('--concurrency <n>', 'messages run at once', '4')
+  .option('--concurrency <n>', 'messages run at once', '2')
   .option('--out <file>', `where the report is written (default ${DEFAULT_EVAL_FILE}; env SWITCHBOARD_EVAL_FILE)`)
   .option('--json', 'print the report as JSON')
   .parse();

@@ -36,6 +36,8 @@ export interface ServerOptions {
   allowedHosts?: readonly string[];
   /** Heartbeat interval of event streams (default 15 000 ms). */
   heartbeatMs?: number;
+  /** The eval report `GET /api/eval` shows (default `SWITCHBOARD_EVAL_FILE` or `.switchboard/eval/latest.json`). */
+  evalFile?: string;
   /** How often a stream of a run executed elsewhere reads the store (default 1000 ms). */
   pollMs?: number;
   /** Largest accepted request body in bytes (default 8 MiB, room for a 5 MiB image in base64). */
@@ -103,6 +105,7 @@ export function createServer(options: ServerOptions): Workbench {
     scenarios: options.scenarios ?? [],
     scenarioRoot: options.scenarioRoot ?? process.cwd(),
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    ...(options.evalFile === undefined ? {} : { evalFile: options.evalFile }),
   });
   mountWebAssets(app);
   return { app, runs, close: (timeoutMs) => runs.drain(timeoutMs) };

@@ -9,6 +9,7 @@ import { redactForOutput } from '../trace/redact.js';
 import { eventStream } from './eventStream.js';
 import { machineDefinition } from './machineDefinition.js';
 import { readBody } from './readBody.js';
+import { readLatestEval } from './readLatestEval.js';
 import { runDetail, runSummary } from './RunSummary.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
@@ -23,6 +24,8 @@ export interface ApiContext {
   /** The folder scenario image paths are relative to. */
   scenarioRoot: string;
   heartbeatMs: number;
+  /** The eval report `GET /api/eval` reads (default: see `readLatestEval`). */
+  evalFile?: string;
 }
 
 /** `GET /api/runs` query; other parameters (a token, a cache buster) are ignored. */
@@ -74,11 +77,13 @@ async function scenarioImage(root: string, path: string): Promise<ImageUpload> {
 
 /**
  * The JSON API under `/api`: graphs and their machine definitions, scenarios, runs (start, list,
- * get, events, resume, cancel) and each run's event stream.
+ * get, events, resume, cancel), each run's event stream, and the last eval report (`/api/eval`).
  */
 export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   const { runs } = ctx;
   const wantsWait = (query: string | undefined) => query === 'true' || query === '1';
+
+  app.get('/api/eval', async (c) => c.json(await readLatestEval(ctx.evalFile)));
 
   app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount }));
 

@@ -28,6 +28,7 @@ export async function api(path, init = {}) {
 export const listGraphs = () => api('/api/graphs');
 export const listScenarios = () => api('/api/scenarios');
 export const listRuns = () => api('/api/runs?limit=50');
+export const latestEval = () => api('/api/eval');
 export const getRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}`);
 export const definition = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/definition`);
 export const startScenario = (id) => api(`/api/scenarios/${encodeURIComponent(id)}/runs`, { method: 'POST' });

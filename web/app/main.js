@@ -1,5 +1,6 @@
 // The workbench page: wires the API, the graph, the timeline, the inspector, the lanes and the history.
 import * as api from './api.js';
+import { renderEval } from './evalPanel.js';
 import { renderGraph } from './graphView.js';
 import { renderHistory } from './history.js';
 import { renderInspector } from './inspector.js';
@@ -123,6 +124,7 @@ async function init() {
     void showGraph(select.value);
   });
 
+  api.latestEval().then((summary) => renderEval($('eval'), summary), () => renderEval($('eval'), null));
   const scenarios = await api.listScenarios();
   if (scenarios.length > 0) {
     $('scenarios').replaceChildren(

@@ -8,7 +8,7 @@ import { EvalReport, ratio, type EvalCase } from './EvalReport.js';
 export interface EvaluateOptions {
   /** The model every agent of the graph uses (default: the offline model). */
   model?: ModelClient;
-  /** Messages run at once (default 4). */
+  /** Messages run at once (default 2). */
   concurrency?: number;
   /** Called after each message. */
   onCase?: (c: EvalCase, done: number, total: number) => void;
@@ -90,7 +90,7 @@ export async function evaluateMessages(messages: readonly LabelledMessage[], opt
       options.onCase?.(cases[index]!, ++done, messages.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 2) }, worker));
   const confusion = Object.fromEntries(ROUTES.map((r) => [r, Object.fromEntries(ROUTES.map((p) => [p, 0]))]));
   for (const c of cases) confusion[c.expectedRoute]![c.route]! += 1;
   const withFacts = cases.filter((c) => c.facts.length > 0);
