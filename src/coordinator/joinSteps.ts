@@ -233,12 +233,14 @@ export class JoinSteps {
     const ctx = this.#ctx;
     const min = this.#config.policy.minCompleted;
     if (ctx.failure !== null || ctx.completed + ctx.running + ctx.waiting >= min) return;
-    this.#cancelRest(`cancelled: ${min} completed tasks can no longer be reached`);
+    // The problems that made the minimum unreachable, before the rest is cancelled.
     const problems = summarize(ctx.results.filter((r): r is TaskResult => r !== null)).problems;
+    const cancelled = this.#cancelRest(`cancelled: ${min} completed tasks can no longer be reached`);
+    const rest = cancelled === 0 ? '' : `; ${cancelled} other task${cancelled === 1 ? '' : 's'} cancelled`;
     ctx.failure = {
       name: 'WorkflowExecutionError',
       code: 'too_few_completed',
-      message: `coordinator "${ctx.nodeId}" needs at least ${min} completed task${min === 1 ? '' : 's'} of ${ctx.tasks.length}; ${ctx.completed} completed (${problems.join('; ') || 'no task failed'})`,
+      message: `coordinator "${ctx.nodeId}" needs at least ${min} completed task${min === 1 ? '' : 's'} of ${ctx.tasks.length}; ${ctx.completed} completed (${problems.join('; ')})${rest}`,
     };
   }
 
