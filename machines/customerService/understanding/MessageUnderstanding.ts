@@ -97,14 +97,13 @@ export class MessageUnderstanding {
     const { entities, spans } = extractEntities(text, { now: options.now ?? Date.now() });
     const scores = this.#scores(text, spans);
     const top = argmax(scores, ROUTES);
-    const words = tokensOf(text).map((t) => this.#spelling.correct(t));
-    if (spans.length === 0 && !words.some((w) => this.#spelling.has(w))) {
+    if (spans.length === 0 && !tokensOf(text).some((t) => this.#spelling.has(this.#spelling.correct(t)))) {
       // Not one word the model has seen: whatever the scores say, there is no evidence behind them.
       return { route: top, confidence: Math.min(scores[top], 0.2), entities, tasks: [], scores, reason: 'the message has no word the desk knows' };
     }
     if (top === 'human') return { route: 'human', confidence: scores.human, entities, tasks: [], scores, reason: 'the customer asks for a person or disputes a decision' };
     if (top === 'general') return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
-    const tasks = this.#tasks(text, spans, entities);
+    const tasks = this.#tasks(text, spans, entities, scores);
     if (tasks.length >= 2) return { route: 'multi', confidence: Math.min(...tasks.map((t) => t.confidence)), entities, tasks: tasks.map(({ kind, input }) => ({ kind, input })), scores };
     if (top !== 'multi') return { route: top, confidence: scores[top], entities, tasks: [], scores };
     // Called composite but not splittable: its strongest single intent.
@@ -113,11 +112,17 @@ export class MessageUnderstanding {
   }
 
   /** The specialist tasks in a message: clauses grouped by kind, each task carrying the entities its specialist needs. */
-  #tasks(text: string, spans: ReturnType<typeof extractEntities>['spans'], entities: MessageEntities): Array<UnderstoodTask & { confidence: number }> {
+  #tasks(
+    text: string,
+    spans: ReturnType<typeof extractEntities>['spans'],
+    entities: MessageEntities,
+    messageScores: Record<Route, number>,
+  ): Array<UnderstoodTask & { confidence: number }> {
     const grouped = new Map<TaskKind, { clauses: string[]; confidence: number }>();
-    for (const clause of splitClauses(text, spans)) {
+    const clauses = splitClauses(text, spans);
+    for (const clause of clauses) {
       // A clause is one request: the weight on "several intents" is spread over the single routes.
-      const all = this.#scores(clause.text, clause.spans);
+      const all = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
       const rest = 1 - all.multi || 1;
       const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
       const kind = argmax(scores, KINDS);

@@ -1,0 +1,32 @@
+// Five-fold cross-validation of the offline understanding on the training part only (the held-out
+// part is never read): how settings were chosen. Run: npx tsx scripts/cross-validate.ts
+import { loadDataset } from '../machines/customerService/dataset/loadDataset.js';
+import { MessageUnderstanding } from '../machines/customerService/understanding/MessageUnderstanding.js';
+
+const FOLDS = 5;
+const messages = loadDataset('train');
+let route = 0;
+let entities = 0;
+let tasks = 0;
+let multi = 0;
+const confusion: Record<string, number> = {};
+for (let fold = 0; fold < FOLDS; fold++) {
+  const nlu = MessageUnderstanding.train(messages.filter((_, i) => i % FOLDS !== fold));
+  for (const m of messages.filter((_, i) => i % FOLDS === fold)) {
+    const u = nlu.understand(m.text, { now: Date.parse(m.now) });
+    const taken = u.confidence < 0.4 ? 'human' : u.route;
+    if (taken === m.route) route++;
+    else confusion[`${m.route}→${taken}`] = (confusion[`${m.route}→${taken}`] ?? 0) + 1;
+    if (JSON.stringify(Object.entries(u.entities).sort()) === JSON.stringify(Object.entries(m.entities).sort())) entities++;
+    if (m.tasks) {
+      multi++;
+      if (taken === 'multi' && u.tasks.map((t) => t.kind).sort().join() === [...m.tasks].sort().join()) tasks++;
+    }
+  }
+}
+const pct = (n: number, d: number) => `${((n / d) * 100).toFixed(1)}% (${n}/${d})`;
+process.stdout.write(
+  `${FOLDS}-fold cross-validation on ${messages.length} training messages\n` +
+    `  route ${pct(route, messages.length)}\n  entities ${pct(entities, messages.length)}\n  task splits ${pct(tasks, multi)}\n` +
+    `  misses ${JSON.stringify(confusion)}\n`,
+);
