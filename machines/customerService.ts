@@ -40,7 +40,8 @@ const handoffReason = (ctx: WorkflowContext): string =>
   handoffOf(ctx)?.reason ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
 
 /**
- * The customer-service statechart: ingest → (vision, when an image is attached) → classify → one
+ * The customer-service statechart: ingest → (vision, when an image is attached; human_handoff when
+ * the picture cannot be read) → classify → one
  * route — `rag` (retrieve), `report` (report_mcp over MCP), `tool` (tool_plan ⇄ tool_execute),
  * `multi` (multi_plan → specialist → multi_review, specialists in parallel), `human`
  * (human_handoff), `general` — then draft → review → finish, with requery (retrieval gap), revise
@@ -90,7 +91,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addNode('finish', finishNode())
     .start('ingest')
     .addConditionalEdges('ingest', (ctx) => (ctx.get('hasImage') === true ? 'image' : 'text'), { image: 'vision', text: 'classify' })
-    .addEdge('vision', 'classify')
+    .addConditionalEdges('vision', afterSpecialist, { next: 'classify', handoff: 'human_handoff' })
     .addConditionalEdges('classify', routeOf, {
       rag: 'retrieve',
       report: 'report_mcp',

@@ -69,6 +69,7 @@ export { describeImage, MAX_IMAGE_BYTES, VISION_INSTRUCTIONS, UNRECOGNIZED_TEXT,
 export { ImageAttachment, loadAttachment } from './vision/ImageAttachment.js';
 export { imageRegistry, findRegisteredImage, sha256Of, RegisteredImage, VISION_FIXTURES_DIR } from './vision/imageRegistry.js';
 export { imageMimeType } from './vision/imageMimeType.js';
+export { imageDamage } from './vision/imageDamage.js';
 export { encodePng, crc32, PNG_SIGNATURE, type RgbaImage } from './vision/encodePng.js';
 export { drawLedImage, type LedColour } from './vision/drawLedImage.js';
 export { visionNode, type VisionNodeOptions } from './vision/visionNode.js';

@@ -7,7 +7,10 @@ import { FAULTS_KEY, Fault, QUESTION_KEY } from '../../specialists/index.js';
 export const IngestMetadata = z
   .object({
     /** An attached picture: a file path or a data URL. Only its description ever enters the state. */
-    image: z.union([z.object({ path: z.string().min(1) }), z.object({ dataUrl: z.string().startsWith('data:image/') })]).optional(),
+    image: z
+      // `[image]` is what a data URL becomes in storage: a restored run still carries the image, unreadable, and vision says so.
+      .union([z.object({ path: z.string().min(1) }), z.object({ dataUrl: z.union([z.string().startsWith('data:image/'), z.literal('[image]')]) })])
+      .optional(),
     /** Faults to inject (demo and tests). */
     faults: z.array(Fault).optional(),
     /** Tool rounds allowed in the order loop. */

@@ -6,14 +6,24 @@ import { MAX_IMAGE_BYTES } from './describeImage.js';
 
 /**
  * An image attached to a request (`request.metadata.image`): a file `path` (best: only the path is
- * ever recorded) or a `dataUrl` (`data:image/png;base64,…`). The engine carries request metadata
+ * ever recorded) or a `dataUrl` (`data:image/png;base64,…`), which may come with the workbench's
+ * `mediaType`, `bytes`, `sha256` and `name`. The engine carries request metadata
  * from node to node, and run stores and stored events replace data URLs with `[image]`; bare
  * base64 is not accepted because nothing could recognize and strip it. Only the `vision` node
  * reads the bytes.
  */
 export const ImageAttachment = z.union([
   z.object({ path: z.string().min(1) }).strict(),
-  z.object({ dataUrl: z.string().regex(/^data:image\/[a-z0-9.+-]+;base64,/i, 'dataUrl must be data:image/<type>;base64,…') }).strict(),
+  z
+    .object({
+      dataUrl: z.string().regex(/^data:image\/[a-z0-9.+-]+;base64,/i, 'dataUrl must be data:image/<type>;base64,…'),
+      // What the workbench sends beside the bytes (its `RunImage`); only `dataUrl` is read.
+      mediaType: z.string().optional(),
+      bytes: z.number().optional(),
+      sha256: z.string().optional(),
+      name: z.string().optional(),
+    })
+    .strict(),
 ]);
 /** An image attached to a request (see {@link ImageAttachment}). */
 export type ImageAttachment = z.infer<typeof ImageAttachment>;

@@ -1,5 +1,6 @@
 import { OfflineModel, ToolError, type ModelClient } from 'switchboard';
 import type { ImageDescription } from './ImageDescription.js';
+import { imageDamage } from './imageDamage.js';
 import { imageMimeType } from './imageMimeType.js';
 import { findRegisteredImage, sha256Of } from './imageRegistry.js';
 
@@ -27,8 +28,9 @@ const faultCodesIn = (text: string) => [...new Set(text.match(/\bE\d{2}\b/g) ?? 
  * Normalizes an image to text (fault codes first), so only text ever reaches the graph. With a
  * vision-capable model the image goes to it as an image input (`openai` SDK `image_url`, a data
  * URL); without one, or with the `OfflineModel`, the registry of fixture images answers by
- * SHA-256. Bytes that are not PNG, JPEG, GIF or WebP, or larger than 5 MB, are refused with a
- * `ToolError` (`invalid_tool_arguments`); model errors reject as they are.
+ * SHA-256. Bytes that are not PNG, JPEG, GIF or WebP, that do not decode (see `imageDamage`), or
+ * larger than 5 MB, are refused with a `ToolError` (`invalid_tool_arguments`); model errors reject
+ * as they are.
  *
  * @example
  * await describeImage(readFileSync('specialists/vision/fixtures/e02-red-led.png'));
@@ -44,6 +46,10 @@ export async function describeImage(bytes: Uint8Array, options: DescribeImageOpt
   const mimeType = imageMimeType(bytes);
   if (mimeType === undefined) {
     throw new ToolError('the attachment is not a PNG, JPEG, GIF or WebP image; send a photo in one of those formats', { code: 'invalid_tool_arguments' });
+  }
+  const damage = imageDamage(bytes, mimeType);
+  if (damage !== null) {
+    throw new ToolError(`the attachment is a damaged ${mimeType.slice('image/'.length).toUpperCase()} image: ${damage}; send the picture again`, { code: 'invalid_tool_arguments' });
   }
   const sha256 = sha256Of(bytes);
   const known = findRegisteredImage(bytes);

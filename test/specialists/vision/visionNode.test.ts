@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OfflineModel, StateGraph, type WorkflowEvent } from 'switchboard';
+import { OfflineModel, StateGraph, humanNode, resumeRun, type WorkflowEvent } from 'switchboard';
 import {
+  HANDOFF_KEY,
   ImageDescription,
   VISION_FIXTURES_DIR,
   policyDraftNode,
   policyReviewNode,
   retrieveNode,
   visionNode,
+  drawLedImage,
+  encodePng,
 } from '../../../specialists/index.js';
 import { sqliteTarget, type StoreTarget } from '../../persistence/storeTargets.js';
 
@@ -87,6 +90,46 @@ describe('visionNode', () => {
   it('does nothing when no image is attached', async () => {
     const run = await imageGraph().run(QUESTION);
     expect(run.state.has('vision')).toBe(false);
+  });
+
+  it('reads the workbench form of an upload (data URL with media type, size, hash and name)', async () => {
+    const image = { mediaType: 'image/png', dataUrl: `data:image/png;base64,${BASE64}`, bytes: E02.length, sha256: 'a'.repeat(64), name: 'led.png' };
+    const run = await imageGraph().run({ input: QUESTION, metadata: { image } });
+    expect(run.state.get('vision')).toMatchObject({ text: 'LED fault code E02: red blinking', recognized: true });
+    expect(run.state.has(HANDOFF_KEY)).toBe(false);
+  });
+
+  it('asks for a person, with the reason, when the picture cannot be read or nothing in it is recognized', async () => {
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['cut off', { dataUrl: `data:image/png;base64,${E02.subarray(0, 400).toString('base64')}` }, /could not be read: .*damaged PNG image.*cut off/],
+      ['not an image', { dataUrl: `data:image/png;base64,${Buffer.from('GIF-less text, not a picture').toString('base64')}` }, /could not be read: .*not a PNG, JPEG, GIF or WebP/],
+      ['redacted', { mediaType: 'image/png', dataUrl: '[image]', bytes: 1648, sha256: 'b'.repeat(64) }, /could not be read: its bytes are not available here .*restored from storage.*send the picture again/],
+      ['missing file', { path: 'fixtures/missing.png' }, /could not be read: .*ENOENT/],
+      ['unknown picture', { dataUrl: `data:image/png;base64,${encodePng(drawLedImage('red', 5, 5)).toString('base64')}` }, /shows nothing the vision model recognizes/],
+    ];
+    for (const [label, image, reason] of cases) {
+      const run = await imageGraph().run({ input: QUESTION, metadata: { image } });
+      expect(run.state.get(HANDOFF_KEY), label).toMatchObject({ node: 'vision', reason: expect.stringMatching(reason) });
+    }
+  });
+
+  it('says the picture is gone when a stored run reaches vision after a restore (the bytes are never stored)', async () => {
+    const target = sqliteTarget();
+    try {
+      // A person approves before the picture is looked at, so the run is restored from storage in between.
+      const graph = new StateGraph({ name: 'approve-then-look' })
+        .addNode('approve', humanNode({ reason: 'approve first' }))
+        .addNode('vision', visionNode({ model: new OfflineModel() }))
+        .start('approve')
+        .addEdge('approve', 'vision');
+      const waiting = await graph.run({ input: QUESTION, metadata: { image: { dataUrl: `data:image/png;base64,${BASE64}` } } }, { store: target.store });
+      expect(waiting.status).toBe('waiting');
+      const done = await resumeRun(graph, waiting.runId, { reply: 'go ahead' }, { store: target.store });
+      expect(done.state.get('vision')).toMatchObject({ recognized: false, sha256: null });
+      expect(done.state.get(HANDOFF_KEY)).toMatchObject({ reason: expect.stringContaining('send the picture again') });
+    } finally {
+      await target.close();
+    }
   });
 
   describe('in a stored run', () => {
