@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { OfflineModel, resumeRun, type ModelClient, type ModelRequest } from '../../src/index.js';
+import { customerService } from '../../machines/customerService.js';
+import { loadDataset } from '../../machines/customerService/dataset/loadDataset.js';
+import { settleClassification } from '../../machines/customerService/settleClassification.js';
+import { MessageUnderstanding } from '../../machines/customerService/understanding/MessageUnderstanding.js';
+import { defaultUnderstanding } from '../../machines/customerService/understanding/defaultUnderstanding.js';
+import { extractEntities } from '../../machines/customerService/understanding/extractEntities.js';
+import { readOrderIds } from '../../machines/customerService/understanding/readOrderId.js';
+
+const at = (iso: string) => ({ now: Date.parse(iso) });
+const OCT = at('2026-10-12T09:00:00Z');
+const entities = (text: string, clock = OCT) => extractEntities(text, clock).entities;
+
+describe('entity extraction', () => {
+  it('normalizes order numbers however they are written, and reads a bare number only when one was asked for', () => {
+    for (const text of ['SO20261004', 'so 20261004', 'S0-20261004', 'order #20261004', 'Order No: 20261004', 'ref #20261004'])
+      expect(entities(`about ${text} please`).orderId, text).toBe('SO20261004');
+    expect(entities('I paid 20261004 cents').orderId).toBeUndefined();
+    expect(entities('refund for SO123').orderId).toBeUndefined();
+    expect(readOrderIds('it is 20261004', { expectingOrderId: true })[0]?.value).toBe('SO20261004');
+  });
+
+  it('reads months against the clock, across a year boundary, and leaves words that only look like months', () => {
+    const jan = at('2027-01-05T00:00:00Z');
+    expect(entities('revenue last month', jan).period).toBe('2026-12');
+    expect(entities('report for two months ago', jan).period).toBe('2026-11');
+    expect(entities('sales in December').period).toBe('2025-12');
+    expect(entities('sales in August').period).toBe('2026-08');
+    expect(entities('numbers for 7/2026').period).toBe('2026-07');
+    expect(entities("figures for Sept '26").period).toBe('2026-09');
+    expect(entities('Octobr 2026 report').period).toBe('2026-10');
+    for (const text of ['may I ask something', 'a 12 month warranty', 'delivered on 2026-10-02', 'last week', 'order SO20261002']) expect(entities(text).period, text).toBeUndefined();
+  });
+
+  it('reads fault codes named or described, and not an ambiguous colour', () => {
+    expect(entities('error 3 on my buds').faultCode).toBe('E03');
+    expect(entities('case shows e-2').faultCode).toBe('E02');
+    expect(entities('the light flashes yellow').faultCode).toBe('E01');
+    expect(entities('a steady red light').faultCode).toBe('E04');
+    expect(entities('there is a red light on it').faultCode).toBeUndefined();
+    expect(entities('my red headphones').faultCode).toBeUndefined();
+    expect(entities('a 12 month warranty').faultCode).toBeUndefined();
+  });
+});
+
+describe('the learned understanding', () => {
+  it('never plans multi with fewer than two tasks, nor tasks for a single route, on any labelled message', () => {
+    const nlu = defaultUnderstanding();
+    for (const m of [...loadDataset('train'), ...loadDataset('heldout')]) {
+      const u = nlu.understand(m.text, { now: Date.parse(m.now) });
+      if (u.route === 'multi') expect(u.tasks.length, m.text).toBeGreaterThanOrEqual(2);
+      else expect(u.tasks, m.text).toEqual([]);
+      expect(u.confidence).toBeGreaterThanOrEqual(0);
+      expect(u.confidence).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('is learned deterministically and carries each task its entity in the form the specialist reads', () => {
+    const a = MessageUnderstanding.train(loadDataset('train')).understand('return policy? and refund on order no. 20261005, plus revenue last month', OCT);
+    const b = MessageUnderstanding.train(loadDataset('train')).understand('return policy? and refund on order no. 20261005, plus revenue last month', OCT);
+    expect(a).toEqual(b);
+    expect(a.route).toBe('multi');
+    expect(a.tasks.find((t) => t.kind === 'tool')?.input).toContain('SO20261005');
+    expect(a.tasks.find((t) => t.kind === 'report')?.input).toContain('2026-09');
+  });
+});
+
+describe('settling a classification', () => {
+  it('gives a multi answer without tasks the offline split, or its strongest single intent', () => {
+    const split = settleClassification({ route: 'multi', confidence: 0.9 }, 'What is the warranty, and where is SO20261003?', Date.now());
+    expect(split.tasks?.map((t) => t.kind).sort()).toEqual(['rag', 'tool']);
+    const single = settleClassification({ route: 'multi', confidence: 0.9, tasks: [] }, 'How much would I get back if I return order SO20261002?', Date.now());
+    expect(single).toMatchObject({ route: 'tool', orderId: 'SO20261002' });
+    expect(single.tasks).toBeUndefined();
+  });
+});
+
+/** The offline model, except that the classifier answers `multi` with no tasks, as a weak LLM might. */
+const multiWithoutTasks: ModelClient = (() => {
+  const offline = new OfflineModel();
+  const fake = (request: ModelRequest) => (request.agent === 'classifier' ? { ...request, offline: () => '{"route":"multi","confidence":0.9}' } : request);
+  return { name: 'multi-without-tasks', complete: (r) => offline.complete(fake(r)), stream: (r) => offline.stream(fake(r)) };
+})();
+
+describe('the customer-service graph', () => {
+  it('answers a refund question a classifier called multi without tasks with its single intent', async () => {
+    const run = await customerService({ model: multiWithoutTasks }).run('How much would I get back if I return order SO20261002?');
+    expect(run.status).toBe('completed');
+    expect(run.path).toContain('tool_plan');
+    expect(run.path).not.toContain('multi_plan');
+    expect(run.outputText).toContain('764.15 CNY');
+  });
+
+  it('hands the run to a person after two answers without an order number', async () => {
+    const graph = customerService({ model: new OfflineModel() });
+    const asked = await graph.run('how much refund will I get for my headphones?');
+    expect(asked.waiting?.nodeId).toBe('ask_order');
+    const again = await resumeRun(graph, asked.runId, { reply: 'no idea' });
+    expect(again.waiting?.nodeId).toBe('ask_order');
+    const handed = await resumeRun(graph, asked.runId, { reply: 'still no idea' });
+    expect(handed.waiting).toMatchObject({ nodeId: 'human_handoff', reason: 'the customer gave no order number after 2 asks' });
+  });
+});
