@@ -10,6 +10,10 @@ export type SwitchboardErrorCode =
   | 'run_cancelled'
   | 'run_waiting'
   | 'not_json'
+  // Shared state writes (StateValidationError).
+  | 'state_invalid'
+  | 'state_not_json'
+  | 'state_undeclared'
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
   | 'callback_failed'
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.
