@@ -1,5 +1,5 @@
 /** The graph engine: build a StateGraph or SequentialWorkflow, run it, stream it, or take its XState machine. */
-export { StateGraph, type StateGraphOptions } from './graph/StateGraph.js';
+export { StateGraph, type StateGraphOptions, type NodeIds } from './graph/StateGraph.js';
 /** Runs nodes one after another with the same handoff as StateGraph. */
 export { SequentialWorkflow } from './graph/SequentialWorkflow.js';
 /** A workflow used as an agent (and as a node of another graph). */
@@ -8,6 +8,26 @@ export { WorkflowAgent } from './graph/WorkflowAgent.js';
 export { WorkflowContext } from './graph/WorkflowContext.js';
 /** The shared state map, which records the keys each step changes. */
 export { SharedState, type StateDelta } from './graph/SharedState.js';
+/** Reads the node ids of a machine context's `path` (an append-only chunked log) as one array. */
+export { readPath, type PathLog } from './graph/PathLog.js';
+/** Declares a state key with a reducer (`'replace'`, `'append'` or a function) for `new StateGraph({ state })`. */
+export {
+  withReducer,
+  type StateReducer,
+  type ReducedKey,
+  type StateKeySpec,
+  type StateSpec,
+  type StateValueOf,
+  type StateUpdateOf,
+  type StateValues,
+  type StateUpdates,
+} from './state/StateSpec.js';
+/** What a graph's shared state may hold, checked at every write (declared keys and reducers, or any JSON). */
+export { StateModel } from './state/StateModel.js';
+/** The typed context of a graph that declares its state; the engine's own state keys. */
+export { type TypedContext, type NodeContext, type EngineState } from './state/TypedContext.js';
+/** A state write was refused: schema (`state_invalid`), not JSON (`state_not_json`) or undeclared key (`state_undeclared`). */
+export { StateValidationError, type StateValidationCode } from './errors/StateValidationError.js';
 /** The id that ends a graph. */
 export { END } from './graph/END.js';
 /** Serializes a persisted snapshot, naming the key that is not JSON. */
@@ -65,7 +85,7 @@ export type {
 /** The common shape of StateGraph and SequentialWorkflow. */
 export type { Workflow } from './graph/Workflow.js';
 /** The compiled machine and its context, input and output. */
-export type { GraphMachine } from './graph/compileMachine.js';
+export type { GraphMachine, GraphStateValue } from './graph/compileMachine.js';
 export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from './graph/GraphMachineContext.js';
 
 /** A node that makes the run wait for a human reply. */

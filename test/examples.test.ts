@@ -16,6 +16,13 @@ describe('examples', () => {
     expect(out).toContain('route:  weather');
   });
 
+  it('05-typed-state runs the typed graph and refuses a Date at the put', () => {
+    const out = run('05-typed-state.ts');
+    expect(out).toContain('path:   research → write → review → write → review');
+    expect(out).toContain('draft:  On tides: a source, a second source, a second source');
+    expect(out).toContain('error:  state_not_json: state key "dueAt" (written by node "stamp") holds a Date');
+  });
+
   it('03-loop-with-fuse converges once and trips the fuse once', () => {
     const out = run('03-loop-with-fuse.ts');
     expect(out).toContain('status: completed');

@@ -38,23 +38,27 @@ export type NodeOutput = AgentResult | string | null | undefined;
 
 /**
  * A graph node object. `run()` calls `execute`; `stream()` calls `executeStream` when present
- * (falling back to `execute`), and both must return the node's result.
+ * (falling back to `execute`), and both must return the node's result. `C` is the context it gets:
+ * a `WorkflowContext`, or in a graph that declares its state, that graph's typed context.
  */
-export interface AgentNode {
+export interface AgentNode<C = WorkflowContext> {
   /** Shown in `path` when the node is part of a `SequentialWorkflow`. */
   readonly name?: string;
-  execute(ctx: WorkflowContext, request: AgentRequest): NodeOutput | Promise<NodeOutput>;
-  executeStream?(ctx: WorkflowContext, request: AgentRequest, emit: NodeEmit): NodeOutput | Promise<NodeOutput>;
+  execute(ctx: C, request: AgentRequest): NodeOutput | Promise<NodeOutput>;
+  executeStream?(ctx: C, request: AgentRequest, emit: NodeEmit): NodeOutput | Promise<NodeOutput>;
 }
 
 /** A node written as a plain function, sync or async. */
-export type NodeFunction = (ctx: WorkflowContext, request: AgentRequest) => NodeOutput | Promise<NodeOutput>;
+export type NodeFunction<C = WorkflowContext> = (ctx: C, request: AgentRequest) => NodeOutput | Promise<NodeOutput>;
 
 /** Anything `addNode` accepts. */
-export type GraphNode = AgentNode | NodeFunction;
+export type GraphNode<C = WorkflowContext> = AgentNode<C> | NodeFunction<C>;
 
-/** Chooses the next node: a node id, `END`, a route-map key, or null/undefined to skip the group. */
-export type StateRouter = (ctx: WorkflowContext, request: AgentRequest, result: AgentResult | null) => string | null | undefined;
+/**
+ * Chooses the next node: a node id, `END`, a route-map key, or null/undefined to skip the group.
+ * `R` is what it may answer (in a graph built by chaining, the node ids added so far and `END`).
+ */
+export type StateRouter<C = WorkflowContext, R extends string = string> = (ctx: C, request: AgentRequest, result: AgentResult | null) => R | null | undefined;
 
 /** Decides whether a transition is taken. */
-export type StateCondition = (ctx: WorkflowContext, request: AgentRequest, result: AgentResult | null) => boolean;
+export type StateCondition<C = WorkflowContext> = (ctx: C, request: AgentRequest, result: AgentResult | null) => boolean;

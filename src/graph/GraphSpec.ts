@@ -1,5 +1,6 @@
 import type { GraphNode, StateCondition, StateRouter } from './AgentNode.js';
 import type { EdgeKind } from './WorkflowEvent.js';
+import type { StateModel } from '../state/StateModel.js';
 
 /** One possible hop out of a node, in priority order. Guards in the machine refer to it by index. */
 export interface RouteEntry {
@@ -49,4 +50,6 @@ export interface GraphSpec {
   maxSteps: number;
   /** False for sequential workflows, which never loop and have no fuse. */
   fused: boolean;
+  /** What the shared state may hold (declared keys and reducers, or any JSON). */
+  state: StateModel;
 }

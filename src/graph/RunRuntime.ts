@@ -1,5 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { SharedState } from './SharedState.js';
+import { stateModelOf } from './machineSpecs.js';
+import { StateModel } from '../state/StateModel.js';
 import { WorkflowContext, type Journal } from './WorkflowContext.js';
 import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.js';
 import { systemClock, type Clock } from './RunOptions.js';
@@ -43,6 +45,8 @@ export class RunRuntime {
   nodeSpanId: string | null = null;
   #context: WorkflowContext | null = null;
   #boundTo: Record<string, unknown> | null = null;
+  /** What the run's shared state may hold; set from the machine when the runtime is attached to its actor. */
+  stateModel: StateModel | null = null;
 
   constructor(options: {
     session?: unknown;
@@ -159,7 +163,8 @@ export class RunRuntime {
    */
   bind(runId: string, state: Record<string, unknown>): WorkflowContext {
     if (this.#context === null || this.#boundTo !== state) {
-      this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state), session: this.session, journal: this.journal });
+      const model = this.stateModel ?? StateModel.untyped;
+      this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state, model), session: this.session, journal: this.journal });
       this.#boundTo = state;
     }
     return this.#context;
@@ -265,5 +270,6 @@ export function runtimeOf(actor: AnyActorRef): RunRuntime {
     }
     runtimes.set(actor, runtime);
   }
+  runtime.stateModel ??= stateModelOf(actor as { logic?: unknown });
   return runtime;
 }

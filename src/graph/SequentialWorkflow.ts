@@ -9,6 +9,7 @@ import type { Workflow } from './Workflow.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { StateModel } from '../state/StateModel.js';
 
 /** The id a node gets in `path`: its `name` when it has a non-blank one, else `step-<n>`. */
 function nodeId(node: GraphNode, index: number): string {
@@ -84,6 +85,6 @@ export class SequentialWorkflow implements Workflow {
       node.routes.push({ kind: 'transition', index: 0, to: next.id, toKey: next.key });
     });
     const byKey = new Map(nodes.map((n) => [n.key, n]));
-    return { name: this.name, kind: 'sequential', start: nodes[0] ?? null, nodes, byKey, maxSteps: Math.max(nodes.length, 1), fused: false };
+    return { name: this.name, kind: 'sequential', start: nodes[0] ?? null, nodes, byKey, maxSteps: Math.max(nodes.length, 1), fused: false, state: StateModel.untyped };
   }
 }

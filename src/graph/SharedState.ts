@@ -1,3 +1,5 @@
+import { StateModel } from '../state/StateModel.js';
+
 /** The changes a step made to the shared state: keys written (with their new values) and keys removed. */
 export interface StateDelta {
   set: Record<string, unknown>;
@@ -6,29 +8,64 @@ export interface StateDelta {
 
 const mapSet = Map.prototype.set;
 
+/** Freezes a value already known to be JSON (from a stored snapshot or the machine context), in place. */
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const item of Object.values(value)) deepFreeze(item);
+}
+
 /**
  * The shared state map of a run. It is a real `Map`; it also remembers which keys changed since
  * the last {@link SharedState.takeDelta}, so each step costs O(changes), never O(state).
+ *
+ * Every write is checked by the graph's {@link StateModel}: the value must be JSON (and match its
+ * key's schema when the graph declares its state), or a `StateValidationError` is thrown at the
+ * write. What is stored is a frozen copy, so no snapshot of the run can change afterwards.
+ * `set` replaces a value; {@link SharedState.put} (what `ctx.put` calls) applies the key's reducer.
  */
 export class SharedState extends Map<string, unknown> {
   #changed = new Set<string>();
+  readonly #model: StateModel;
 
-  constructor() {
+  constructor(model: StateModel = StateModel.untyped) {
     // Entries are loaded with fromObject(); the Map constructor would call set() before #changed exists.
     super();
+    this.#model = model;
   }
 
-  /** Builds a map holding the entries of a plain JSON object, with no pending changes. */
-  static fromObject(values: Record<string, unknown>): SharedState {
-    const state = new SharedState();
-    for (const key of Object.keys(values)) mapSet.call(state, key, values[key]);
+  /** Builds a map holding the entries of a plain JSON object (frozen in place), with no pending changes. */
+  static fromObject(values: Record<string, unknown>, model: StateModel = StateModel.untyped): SharedState {
+    const state = new SharedState(model);
+    for (const key of Object.keys(values)) {
+      deepFreeze(values[key]);
+      mapSet.call(state, key, values[key]);
+    }
     return state;
   }
 
+  /** The model that checks this state's writes. */
+  get model(): StateModel {
+    return this.#model;
+  }
+
+  /** Replaces a key's value with a checked, frozen copy of `value`. */
   override set(key: string, value: unknown): this {
-    super.set(key, value);
+    super.set(key, this.#model.check(key, value, this.#writer()));
     this.#changed.add(key);
     return this;
+  }
+
+  /** Writes `update` through the key's reducer (replace by default), checked like {@link set}. */
+  put(key: string, update: unknown): void {
+    super.set(key, this.#model.reduce(key, super.get(key), update, this.#writer()));
+    this.#changed.add(key);
+  }
+
+  /** The node writing now: the engine keeps it under `currentNodeId` while a step runs. */
+  #writer(): string | null {
+    const id = super.get('currentNodeId');
+    return typeof id === 'string' ? id : null;
   }
 
   override delete(key: string): boolean {
@@ -40,6 +77,11 @@ export class SharedState extends Map<string, unknown> {
   override clear(): void {
     for (const key of this.keys()) this.#changed.add(key);
     super.clear();
+  }
+
+  /** Reports a key the engine wrote with {@link setQuietly} in the next delta after all. */
+  markChanged(key: string): void {
+    if (super.has(key)) this.#changed.add(key);
   }
 
   /** Writes without recording a change (bookkeeping keys the engine maintains itself). */

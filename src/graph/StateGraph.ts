@@ -1,22 +1,39 @@
-import type { AgentRequest, GraphNode, StateCondition, StateRouter } from './AgentNode.js';
+import type { AgentRequest, GraphNode, NodeFunction, StateCondition, StateRouter } from './AgentNode.js';
 import { buildGraphSpec, type GraphDefinition } from './buildGraphSpec.js';
 import { compileMachine, type GraphMachine } from './compileMachine.js';
-import { END } from './END.js';
+import { END, type End } from './END.js';
 import { startRun } from './startRun.js';
 import { checkMaxSteps, type RunOptions } from './RunOptions.js';
 import { streamRun } from './streamRun.js';
 import type { Workflow } from './Workflow.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
+import type { WorkflowContext } from './WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { StateModel } from '../state/StateModel.js';
+import type { StateSpec } from '../state/StateSpec.js';
+import type { NodeContext } from '../state/TypedContext.js';
 
 /** Options for `new StateGraph()`. */
-export interface StateGraphOptions {
+export interface StateGraphOptions<S extends StateSpec | null = null> {
   /** Shown in events and used as the machine id (default `"graph"`). */
   name?: string;
   /** The fuse: at most this many node executions per run (default 32). */
   maxSteps?: number;
+  /**
+   * The shared state's keys: a zod schema each (or `withReducer(schema, reducer)`). Declared, the
+   * nodes' `ctx.get` / `ctx.put` are typed by it, and every write is checked against its key's
+   * schema at run time (undeclared keys are refused). Omitted, any key takes any JSON value.
+   */
+  state?: S;
 }
+
+/** The node ids a graph accepts in edges: those added so far, or any string before the first `addNode` in a chain. */
+export type NodeIds<N extends string> = [N] extends [never] ? string : N;
+
+/** The state values of the machine: the node ids, or any value when they are not known. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type MachineIds<N extends string> = [N] extends [never] ? any : N;
 
 const DEFAULT_MAX_STEPS = 32;
 
@@ -33,12 +50,18 @@ const DEFAULT_MAX_STEPS = 32;
  *   .start('start')
  *   .addConditionalEdges('start', (_ctx, req) => (String(req.input).includes('cold') ? 'cold' : 'warm'));
  * const run = await graph.run('it is cold'); // run.outputText === 'wear a coat', run.path = ['start', 'cold']
+ *
+ * Built by chaining, the graph's type carries its node ids (`N`), so `start`, `addEdge`,
+ * `addTransition`, routers and route maps naming a node that was not added do not compile (add
+ * nodes before the edges that name them); with `state`, nodes get a context typed by it (`S`).
+ * Built statement by statement (`graph.addEdge(…)` on a variable), ids are plain strings and the
+ * same mistakes are reported by `toMachine()` / `run()` as a `GraphDefinitionError`.
  */
-export class StateGraph implements Workflow {
+export class StateGraph<S extends StateSpec | null = null, N extends string = never> implements Workflow {
   readonly #def: GraphDefinition;
   #machine: GraphMachine | null = null;
 
-  constructor(options: StateGraphOptions = {}) {
+  constructor(options: StateGraphOptions<S> = {}) {
     const name = options.name ?? 'graph';
     if (typeof name !== 'string' || name.trim() === '') {
       throw new GraphDefinitionError('StateGraph name must be a non-empty string; omit it to use "graph"');
@@ -50,6 +73,7 @@ export class StateGraph implements Workflow {
       nodes: new Map(),
       groups: new Map(),
       transitions: new Map(),
+      state: options.state === undefined || options.state === null ? StateModel.untyped : StateModel.fromSpec(options.state, name),
     };
   }
 
@@ -59,7 +83,10 @@ export class StateGraph implements Workflow {
   }
 
   /** Adds a node: an `AgentNode` object or a function `(ctx, request) => result | string | null`. */
-  addNode(id: string, node: GraphNode): this {
+  addNode<I extends string>(id: I, node: GraphNode<NodeContext<S, N | I>>): StateGraph<S, N | I>;
+  /** Adds a node written for any graph (its context is the untyped `WorkflowContext`). */
+  addNode<I extends string>(id: I, node: NodeFunction<WorkflowContext>): StateGraph<S, N | I>;
+  addNode(id: string, node: GraphNode<never>): StateGraph<S, string> {
     if (typeof id !== 'string' || id.trim() === '') {
       throw new GraphDefinitionError(`addNode: node id must be a non-blank string; received ${JSON.stringify(id)}`);
     }
@@ -73,28 +100,28 @@ export class StateGraph implements Workflow {
     if (!isNode) {
       throw new GraphDefinitionError(`addNode("${id}"): expected a function or an object with execute(ctx, request); received ${node === null ? 'null' : typeof node}`);
     }
-    this.#def.nodes.set(id, node);
-    return this.#changed();
+    this.#def.nodes.set(id, node as GraphNode);
+    return this.#changed() as StateGraph<S, string>;
   }
 
   /** Sets the node the graph starts at. */
-  start(id: string): this {
+  start(id: NodeIds<N>): this {
     this.#def.start = id;
     return this.#changed();
   }
 
   /** An unconditional transition: `from` → `to` (a node id or `END`). */
-  addEdge(from: string, to: string): this {
+  addEdge(from: NodeIds<N>, to: NodeIds<N> | End): this {
     return this.addTransition(from, to);
   }
 
   /** A transition taken when `condition` is absent or returns true; transitions are tried in the order added. */
-  addTransition(from: string, to: string, condition?: StateCondition): this {
+  addTransition(from: NodeIds<N>, to: NodeIds<N> | End, condition?: StateCondition<NodeContext<S, NodeIds<N>>>): this {
     if (condition !== undefined && typeof condition !== 'function') {
       throw new GraphDefinitionError(`addTransition("${from}", "${to}"): condition must be a function (ctx, request, result) => boolean`);
     }
     const list = this.#def.transitions.get(from) ?? [];
-    list.push({ to, condition: condition ?? null });
+    list.push({ to, condition: (condition as StateCondition | undefined) ?? null });
     this.#def.transitions.set(from, list);
     return this.#changed();
   }
@@ -103,7 +130,13 @@ export class StateGraph implements Workflow {
    * A conditional-edge group: `router` returns a node id or `END` (or, with `routeMap`, a key mapped
    * to one); null/undefined or an unmapped key skips the group. Groups win over transitions.
    */
-  addConditionalEdges(from: string, router: StateRouter, routeMap?: Record<string, string>): this {
+  addConditionalEdges(from: NodeIds<N>, router: StateRouter<NodeContext<S, NodeIds<N>>, NodeIds<N> | End>): this;
+  /**
+   * A conditional-edge group with a route map: the router's answer is looked up in `routeMap`, whose
+   * keys are the answers it may give and whose values are node ids or `END`.
+   */
+  addConditionalEdges<R extends string>(from: NodeIds<N>, router: StateRouter<NodeContext<S, NodeIds<N>>, R>, routeMap: Record<NoInfer<R>, NodeIds<N> | End>): this;
+  addConditionalEdges(from: string, router: StateRouter<never>, routeMap?: Record<string, string>): this {
     if (typeof router !== 'function') {
       throw new GraphDefinitionError(`addConditionalEdges("${from}"): router must be a function (ctx, request, result) => string | null`);
     }
@@ -111,7 +144,7 @@ export class StateGraph implements Workflow {
       throw new GraphDefinitionError(`addConditionalEdges("${from}"): routeMap must be an object of route key → node id or END`);
     }
     const list = this.#def.groups.get(from) ?? [];
-    list.push({ router, routeMap: routeMap === undefined ? null : { ...routeMap } });
+    list.push({ router: router as StateRouter, routeMap: routeMap === undefined ? null : { ...routeMap } });
     this.#def.groups.set(from, list);
     return this.#changed();
   }
@@ -122,10 +155,10 @@ export class StateGraph implements Workflow {
     return this.#changed();
   }
 
-  /** The XState machine this graph compiles to (cached until the graph changes). */
-  toMachine(): GraphMachine {
+  /** The XState machine this graph compiles to (cached until the graph changes); its state values are the node ids. */
+  toMachine(): GraphMachine<MachineIds<N>> {
     this.#machine ??= compileMachine(buildGraphSpec(this.#def));
-    return this.#machine;
+    return this.#machine as GraphMachine<MachineIds<N>>;
   }
 
   /** Runs the graph to its end and resolves with the run; failures are reported in `run.status`. */

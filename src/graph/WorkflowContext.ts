@@ -95,13 +95,17 @@ export class WorkflowContext {
     return value;
   }
 
-  /** Reads a value from the shared state. */
+  /** Reads a value from the shared state (frozen: copy it to change it, then `put` the copy). */
   get<T = unknown>(key: string): T | undefined {
     return this.state.get(key) as T | undefined;
   }
 
-  /** Writes a value to the shared state. Values should be JSON so a run can be persisted. */
+  /**
+   * Writes a value to the shared state through the key's reducer (replace by default). The value
+   * must be JSON and match the key's schema when the graph declares its state; otherwise a
+   * `StateValidationError` naming the key and the node is thrown here, in memory as in a stored run.
+   */
   put(key: string, value: unknown): void {
-    this.state.set(key, value);
+    this.state.put(key, value);
   }
 }

@@ -3,6 +3,8 @@ import type { CompiledGroup, CompiledNode, CompiledTransition, GraphSpec, RouteE
 import { END } from './END.js';
 import { stateKey } from './stateKey.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { isHumanNode } from './humanNode.js';
+import type { StateModel } from '../state/StateModel.js';
 
 /** The raw definition a `StateGraph` builder collects. */
 export interface GraphDefinition {
@@ -12,6 +14,8 @@ export interface GraphDefinition {
   nodes: Map<string, GraphNode>;
   groups: Map<string, Array<{ router: StateRouter; routeMap: Record<string, string> | null }>>;
   transitions: Map<string, Array<{ to: string; condition: StateCondition | null }>>;
+  /** What the shared state may hold. */
+  state: StateModel;
 }
 
 const label = (id: string): string => (id === END ? 'END' : `"${id}"`);
@@ -53,6 +57,16 @@ export function buildGraphSpec(def: GraphDefinition): GraphSpec {
     }
   }
 
+  if (def.state.typed) {
+    for (const [id, node] of def.nodes) {
+      if (isHumanNode(node) && !def.state.declares(node.replyKey)) {
+        throw new GraphDefinitionError(
+          `human node "${id}" writes its reply to state key "${node.replyKey}", which graph "${def.name}" does not declare; add ${node.replyKey}: z.string() to its state (or set replyKey to a declared key)`,
+        );
+      }
+    }
+  }
+
   const allTargets = [...def.nodes.keys(), END];
   const keyOf = (id: string): string | null => (id === END ? null : stateKey(id));
   const nodes: CompiledNode[] = [];
@@ -81,5 +95,5 @@ export function buildGraphSpec(def: GraphDefinition): GraphSpec {
   }
   const byKey = new Map(nodes.map((n) => [n.key, n]));
   const start = byKey.get(stateKey(def.start)) ?? null;
-  return { name: def.name, kind: 'graph', start, nodes, byKey, maxSteps: def.maxSteps, fused: true };
+  return { name: def.name, kind: 'graph', start, nodes, byKey, maxSteps: def.maxSteps, fused: true, state: def.state };
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setup, type AnyActorLogic } from 'xstate';
+import { setup, type AnyActorLogic, type StateMachine, type StateValue } from 'xstate';
 import { COMPILE_NODE, isCompilableNode } from './CompilableNode.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, GraphMachineEvent, GraphMachineInput, GraphMachineOutput, RouteChoice } from './GraphMachineContext.js';
 import { isHumanNode } from './humanNode.js';
 import { machineActions, type HopOutcome } from './machineActions.js';
+import { findSpec, registerSpec } from './machineSpecs.js';
 import { nodeActor } from './nodeActor.js';
 import { emptyPath, readPath } from './PathLog.js';
 import { checkMaxSteps, toRequest } from './RunOptions.js';
@@ -88,7 +89,7 @@ function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineC
     trace: input.trace ?? newTraceContext(),
     request: toRequest(input.request),
     result: null,
-    state: { ...input.state },
+    state: spec.state.initial(input.state),
     path: emptyPath(),
     steps: 0,
     maxSteps: spec.fused ? maxSteps : spec.nodes.length,
@@ -126,7 +127,7 @@ const choiceOf = (context: GraphMachineContext, event: object): RouteChoice | nu
  * in priority order; human nodes wait for a `human.reply` event instead. Final states: completed,
  * maxSteps, failed, cancelled.
  */
-export function compileMachine(spec: GraphSpec) {
+function buildMachine(spec: GraphSpec) {
   const machineId = stateKey(spec.name);
   const root = `#${machineId}`;
   const actors: Record<string, AnyActorLogic> = {};
@@ -192,20 +193,40 @@ export function compileMachine(spec: GraphSpec) {
     states: states as never,
     output: ({ context }) => toOutput(context),
   });
-  specs.set(machine, spec);
   return machine;
 }
 
-const specs = new WeakMap<object, GraphSpec>();
+/**
+ * Compiles a validated graph into an XState v5 machine (see {@link buildMachine}) and remembers the
+ * graph it came from.
+ */
+export function compileMachine(spec: GraphSpec): GraphMachine {
+  const machine = buildMachine(spec);
+  registerSpec(machine, spec);
+  return machine as unknown as GraphMachine;
+}
 
 /** The validated graph a machine was compiled from (for hashing and resuming). */
 export function specOf(machine: object): GraphSpec {
-  const spec = specs.get(machine);
+  const spec = findSpec(machine);
   if (spec === undefined) {
     throw new WorkflowExecutionError('this machine was not compiled by Switchboard; pass graph.toMachine() or the graph itself', { code: 'internal' });
   }
   return spec;
 }
 
-/** The machine type every graph compiles to. */
-export type GraphMachine = ReturnType<typeof compileMachine>;
+type CompiledMachine = ReturnType<typeof buildMachine>;
+
+/** A node state's value: its id (the state key: `.`, `#` and `%` percent-encoded), or its id with a sub-state for human nodes and coordinators. */
+export type GraphStateValue<N extends string = string> = N | (typeof FINAL_STATES)[number] | { [K in N]?: StateValue };
+
+/**
+ * The machine type every graph compiles to. `N` is the graph's node ids, so
+ * `snapshot.matches('review')` accepts the ids of a graph built by chaining; without it (the
+ * default) the machine stands for any graph's.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type GraphMachine<N extends string = any> =
+  CompiledMachine extends StateMachine<infer C, infer E, infer Ch, infer A, infer Ac, infer G, infer D, infer _V, infer T, infer I, infer O, infer Em, infer Me, infer Sc, infer TM>
+    ? StateMachine<C, E, Ch, A, Ac, G, D, GraphStateValue<N>, T, I, O, Em, Me, Sc, TM>
+    : never;

@@ -1,5 +1,5 @@
 import type { AgentRequest } from './AgentNode.js';
-import type { GraphMachine } from './compileMachine.js';
+import { specOf, type GraphMachine } from './compileMachine.js';
 import { runDurable } from './durable/runDurable.js';
 import { executeRun } from './executeRun.js';
 import type { RunOptions } from './RunOptions.js';
@@ -19,6 +19,8 @@ export function startRun(
   listener?: (event: WorkflowEvent) => void,
 ): Promise<WorkflowRun> {
   checkRunOptions(options);
+  // The initial state is checked like any write, before anything runs or is stored.
+  if (options.state !== undefined) options = { ...options, state: specOf(machine).state.initial(options.state) };
   return options.store === undefined
     ? executeRun(machine, input, options, streaming, listener)
     : runDurable(machine, input, { ...options, store: options.store }, streaming, listener);

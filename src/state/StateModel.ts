@@ -93,6 +93,17 @@ export class StateModel {
     return this.check(key, next, nodeId);
   }
 
+  /** A run's initial state (`RunOptions.state`, machine input): every key checked, values copied and frozen. */
+  initial(values: Record<string, unknown> | undefined): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (values === undefined || values === null) return out;
+    for (const key of Object.keys(values)) {
+      const value = this.check(key, values[key], null);
+      if (value !== undefined) out[key] = value;
+    }
+    return out;
+  }
+
   #rule(key: string, nodeId: string | null): KeyRule | null {
     if (!this.typed) return null;
     const rule = this.#rules.get(key);

@@ -35,21 +35,27 @@ describe('build-time checks', () => {
     expect(() => new StateGraph().addNode('a', {} as never)).toThrow(/execute\(ctx, request\)/);
   });
 
+  // Each of these is a compile error in a chained graph (its ids are typed); the build-time checks are for untyped use.
   it('rejects start on an unknown id', () => {
+    // @ts-expect-error 'b' is not a node of this graph
     const graph = new StateGraph().addNode('a', noop).start('b');
     expect(() => graph.toMachine()).toThrow(/start node not found: b/);
   });
 
   it('rejects edges and transitions from or to unknown nodes, naming the node and the fix', () => {
+    // @ts-expect-error 'zzz' is not a node of this graph
     const to = new StateGraph().addNode('a', noop).start('a').addEdge('a', 'zzz');
     expect(() => to.toMachine()).toThrow(/node not found: zzz; add it with addNode\("zzz", …\) or use END/);
+    // @ts-expect-error 'ghost' is not a node of this graph
     const from = new StateGraph().addNode('a', noop).start('a').addTransition('ghost', 'a', () => true);
     expect(() => from.toMachine()).toThrow(/node not found: ghost/);
+    // @ts-expect-error 'nowhere' is not a node of this graph
     const group = new StateGraph().addNode('a', noop).start('a').addConditionalEdges('nowhere', () => 'a');
     expect(() => group.toMachine()).toThrow(/node not found: nowhere/);
   });
 
   it('rejects a route-map value that is not a node or END', async () => {
+    // @ts-expect-error 'missing' is not a node of this graph
     const graph = new StateGraph().addNode('a', noop).start('a').addConditionalEdges('a', () => 'k', { k: 'missing' });
     expect(() => graph.toMachine()).toThrow(/route map key "k" points to unknown node "missing"/);
     await expect(graph.run('x')).rejects.toBeInstanceOf(GraphDefinitionError);

@@ -68,7 +68,8 @@ describe('run events', () => {
     expect(events.map((e) => e.type)).toEqual(['run.started', 'node.started', 'node.failed', 'run.completed']);
     expect(events[2]).toMatchObject({ nodeId: 'a', step: 1, error: { name: 'WorkflowExecutionError', code: 'node_failed' } });
 
-    const badRoute = new StateGraph().addNode('a', () => 'A').start('a').addConditionalEdges('a', () => 'nope');
+    // Ids as plain strings (in a chained graph tsc refuses the unknown id).
+    const badRoute = new StateGraph<null, string>().addNode('a', () => 'A').start('a').addConditionalEdges('a', () => 'nope');
     const routeEvents = await collect(badRoute.stream('x'));
     expect(routeEvents.map((e) => e.type)).toEqual(['run.started', 'node.started', 'node.completed', 'route.failed', 'run.completed']);
     expect(routeEvents[3]).toMatchObject({ nodeId: 'a', error: { code: 'node_not_found' } });

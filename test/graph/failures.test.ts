@@ -67,7 +67,8 @@ describe('failures inside a run', () => {
   });
 
   it('ends failed with "node not found" when a router names an unknown node', async () => {
-    const graph = new StateGraph().addNode('a', () => 'a').start('a').addConditionalEdges('a', () => 'ghost');
+    // Ids as plain strings (in a chained graph tsc refuses the unknown id).
+    const graph = new StateGraph<null, string>().addNode('a', () => 'a').start('a').addConditionalEdges('a', () => 'ghost');
     const run = await graph.run('x');
     expect(run.status).toBe('failed');
     expect(run.error?.code).toBe('node_not_found');

@@ -93,16 +93,15 @@ describe('graph.toMachine()', () => {
     expect(output).toMatchObject({ runId: 'p1', status: 'completed', outputText: 'A+B1', path: ['a', 'b'], steps: 2 });
   });
 
-  it('refuses to serialize a snapshot whose state holds a non-JSON value, naming the key', async () => {
+  it('refuses a non-JSON state value where it is written, in memory too, naming the key and the node', async () => {
     const graph = new StateGraph().addNode('a', (ctx) => {
       ctx.put('cache', new Map([['k', 1]]));
       return 'A';
     }).start('a');
-    const actor = createActor(graph.toMachine(), { input: { request: 'x' } }).start();
-    await toPromise(actor);
-    expect(() => serializeSnapshot(actor.getPersistedSnapshot())).toThrow(/snapshot\.(context|output)\.state\.cache holds a Map/);
-    // In memory the value is allowed.
-    const run = await graph.run('x');
-    expect(run.state.get('cache')).toBeInstanceOf(Map);
+    const output = await toPromise(createActor(graph.toMachine(), { input: { request: 'x' } }).start());
+    expect(output.status).toBe('failed');
+    expect(output.error).toMatchObject({ name: 'StateValidationError', code: 'state_not_json' });
+    expect(output.error!.message).toMatch(/state key "cache" \(written by node "a"\) holds a Map/);
+    expect(() => serializeSnapshot({ context: { state: { at: new Date(0) } } })).toThrow(/snapshot\.context\.state\.at holds a Date/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
-import { Agent, AgentNode, Coordinator, END, StateGraph, humanNode, type AgentResult, type WorkflowContext } from '../../src/index.js';
+import { Agent, AgentNode, Coordinator, END, StateGraph, humanNode, type AgentResult, type GraphNode, type WorkflowContext } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 
 /** What a router or condition saw of the step it routes from. */
@@ -9,11 +9,11 @@ type Seen = { kind: string; lastNodeId: unknown; lastText: unknown };
 /** A router that records `lastNodeId` / `lastResult` and sends the run to `after`. */
 const recordingRouter = (seen: Seen[], kind: string) => (ctx: WorkflowContext) => {
   seen.push({ kind, lastNodeId: ctx.get('lastNodeId'), lastText: ctx.get<AgentResult | null>('lastResult')?.outputText ?? null });
-  return 'after';
+  return 'after' as const;
 };
 
 /** `before` (writes a distinct lastNodeId first) → `node` → after, routed by a recording router. */
-function graphAround(node: Parameters<StateGraph['addNode']>[1], seen: Seen[], kind: string) {
+function graphAround(node: GraphNode, seen: Seen[], kind: string) {
   return new StateGraph({ name: `order-${kind}` })
     .addNode('before', () => 'from before')
     .addNode('node', node)

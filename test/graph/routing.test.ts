@@ -52,7 +52,7 @@ describe('StateGraph routing', () => {
       .addNode('c', echo('c'))
       .addNode('d', echo('d'))
       .start('a')
-      .addConditionalEdges('a', () => (calls.push('g1'), 'unmapped'), { yes: 'b' })
+      .addConditionalEdges('a', (): string => (calls.push('g1'), 'unmapped'), { yes: 'b' })
       .addConditionalEdges('a', () => (calls.push('g2'), 'go'), { go: 'c' })
       .addEdge('a', 'd');
     expect((await graph.run('x')).path).toEqual(['a', 'c']);
@@ -63,7 +63,7 @@ describe('StateGraph routing', () => {
       .addNode('b', echo('b'))
       .addNode('d', echo('d'))
       .start('a')
-      .addConditionalEdges('a', () => 'miss', { yes: 'b' })
+      .addConditionalEdges('a', (): string => 'miss', { yes: 'b' })
       .addConditionalEdges('a', () => null)
       .addEdge('a', 'd');
     expect((await toTransition.run('x')).path).toEqual(['a', 'd']);

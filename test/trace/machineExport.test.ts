@@ -113,7 +113,7 @@ describe('machineToMermaid', () => {
       .addNode('a: "first"; #1', () => null)
       .addNode('b', () => null)
       .start('a: "first"; #1')
-      .addConditionalEdges('a: "first"; #1', () => 'x', { 'x:y;50%': 'b' });
+      .addConditionalEdges('a: "first"; #1', (): string => 'x', { 'x:y;50%': 'b' });
     const text = machineToMermaid(graph, { direction: 'LR', failures: false });
     expect(text).toContain('  direction LR');
     expect(text).toContain('state "a#58; #34;first#34;#59; #35;1" as n_a_');

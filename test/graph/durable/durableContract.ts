@@ -130,9 +130,11 @@ export function durableContract(label: string, makeTarget: () => StoreTarget, op
         .addEdge('a', 'b');
       const run = await graph.run('x', { store });
       expect(run.status).toBe('failed');
-      expect(run.error?.code).toBe('not_json');
-      expect(run.error?.message).toMatch(/state\.when holds a Date/);
-      expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'not_json' } });
+      // Refused where it is written (as in memory), so the node fails and the run is stored failed.
+      expect(run.error?.code).toBe('state_not_json');
+      expect(run.error?.message).toMatch(/state key "when" \(written by node "a"\) holds a Date/);
+      expect(run.path).toEqual(['a']);
+      expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'state_not_json' } });
     });
 
     it('stores no API key anywhere, even when a node puts it in the state and the output', async () => {

@@ -66,7 +66,8 @@ describe('a run without a store', () => {
       .addEdge('a', 'ask');
     const run = await graph.run('x');
     expect(run.status).toBe('failed');
-    expect(run.error).toMatchObject({ code: 'not_json', message: expect.stringContaining('when') });
+    // The Map is refused where it is written (state_not_json), so the run never reaches the wait.
+    expect(run.error).toMatchObject({ code: 'state_not_json', message: expect.stringContaining('when') });
     expect(await defaultMemoryStore.getRun(run.runId)).toBeNull();
   });
 
