@@ -1,4 +1,4 @@
-import { Coordinator, StateGraph, createModelFromEnv, humanNode, type Clock, type ModelClient, type WorkflowContext } from 'switchboard';
+import { Coordinator, StateGraph, createModelFromEnv, humanNode, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard';
 import {
   createOrderTools,
   handoffOf,
@@ -30,6 +30,11 @@ export interface CustomerServiceOptions {
   model?: ModelClient;
   /** Time order delivery ages are measured against (default: the system clock). */
   clock?: Clock;
+  /**
+   * The order tools the tool loop and the orders specialist call (default: `createOrderTools`, with
+   * `clock`), e.g. versions that declare `sideEffects` and pass the idempotency key on.
+   */
+  tools?: readonly Tool[];
   /** Tool rounds allowed in the order loop (default 4; a request's `metadata.toolBudget` overrides it). */
   toolBudget?: number;
   /** Review rounds before the run goes to a person (default 3). */
@@ -53,11 +58,11 @@ const handoffReason = (ctx: WorkflowContext): string =>
 export function customerService(options: CustomerServiceOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
   const clockOption = options.clock === undefined ? {} : { clock: options.clock };
-  const tools = Object.values(createOrderTools(clockOption));
+  const tools = options.tools ?? Object.values(createOrderTools(clockOption));
   const coordinator = new Coordinator({
     specialists: {
       rag: policyGraph({ model }),
-      tool: ordersGraph({ model, ...clockOption }),
+      tool: ordersGraph({ model, tools, ...clockOption }),
       report: reportGraph({ model, ...clockOption }),
     },
     maxTasks: 4,

@@ -1,4 +1,4 @@
-import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient } from 'switchboard';
+import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient, type Tool } from 'switchboard';
 import { createOrderTools } from './createOrderTools.js';
 import { toolExecuteNode } from './toolExecuteNode.js';
 import { toolPlanNode, toolPlanRouter } from './toolPlanNode.js';
@@ -13,6 +13,8 @@ export interface OrdersGraphOptions {
   budget?: number;
   /** Per-call timeout in ms (default 10 000). */
   timeoutMs?: number;
+  /** The tools it may call (default: `createOrderTools`, with `clock`). */
+  tools?: readonly Tool[];
 }
 
 /**
@@ -26,7 +28,7 @@ export interface OrdersGraphOptions {
  */
 export function ordersGraph(options: OrdersGraphOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
-  const tools = Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
+  const tools = options.tools ?? Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
   return new StateGraph({ name: 'tool', maxSteps: 64 })
     .addNode('tool_plan', toolPlanNode({ model, tools, ...(options.budget === undefined ? {} : { budget: options.budget }) }))
     .addNode('tool_execute', toolExecuteNode({ tools, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }))
