@@ -49,7 +49,9 @@ export interface ToolConfig<P extends z.ZodObject> {
   /**
    * The tool changes the world (charges a card, sends a mail). In a stored run its result is
    * journaled by (run, step, call): when a recovered run repeats the step, the recorded result is
-   * returned and `execute` is not called again. Its output must be JSON.
+   * returned and `execute` is not called again. If the process died after `execute` acted but
+   * before its result was journaled, `execute` runs again with the same `ctx.idempotencyKey`: pass
+   * that key to the system you call so the repeat does nothing. Its output must be JSON.
    */
   sideEffects?: boolean;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -29,7 +29,10 @@ export function sqliteTarget(): StoreTarget {
     store,
     env: { SWITCHBOARD_DB: file, SWITCHBOARD_DATABASE_URL: '' },
     dump: async () => [file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('\n'),
-    close: () => store.close(),
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

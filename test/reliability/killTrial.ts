@@ -1,6 +1,6 @@
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { RunRecord } from '../../src/index.js';
 import { scenarioImagePath, type DemoScenario } from '../../machines/index.js';
 import type { StoreTarget } from '../persistence/storeTargets.js';
@@ -74,9 +74,22 @@ function newLedger(): string {
   return dir;
 }
 
-/** Runs a scenario once, uninterrupted, through the same commands the trials use. */
-export async function referenceRun(s: DemoScenario, target: StoreTarget): Promise<Reference> {
+/** Runs `use` with a fresh ledger directory, removed afterwards. */
+async function withLedger<T>(use: (ledger: string) => Promise<T>): Promise<T> {
   const ledger = newLedger();
+  try {
+    return await use(ledger);
+  } finally {
+    rmSync(dirname(ledger), { recursive: true, force: true });
+  }
+}
+
+/** Runs a scenario once, uninterrupted, through the same commands the trials use. */
+export function referenceRun(s: DemoScenario, target: StoreTarget): Promise<Reference> {
+  return withLedger((ledger) => reference(s, target, ledger));
+}
+
+async function reference(s: DemoScenario, target: StoreTarget, ledger: string): Promise<Reference> {
   const legs: LegResult[] = [await cliLeg(startArgs(s, true), { env: legEnv(target, ledger, undefined) })];
   let final = lastJson<RunSummary>(legs[0]!);
   if (final?.status === 'waiting' && s.reply !== undefined) {
@@ -109,9 +122,12 @@ async function mainRun(target: StoreTarget): Promise<RunRecord | undefined> {
  * scenario's reply while it waits, with the later legs' kills, until it ends. Then compare the end
  * with the uninterrupted run: the answer, the path, and every effect carried out exactly once.
  */
-export async function runTrial(ref: Reference, plan: Array<KillSpec | undefined>, target: StoreTarget, store: TrialOutcome['store']): Promise<TrialOutcome> {
+export function runTrial(ref: Reference, plan: Array<KillSpec | undefined>, target: StoreTarget, store: TrialOutcome['store']): Promise<TrialOutcome> {
+  return withLedger((ledger) => trial(ref, plan, target, store, ledger));
+}
+
+async function trial(ref: Reference, plan: Array<KillSpec | undefined>, target: StoreTarget, store: TrialOutcome['store'], ledger: string): Promise<TrialOutcome> {
   const s = ref.scenario;
-  const ledger = newLedger();
   const outcome: TrialOutcome = { scenario: s.id, store, plan, legs: [], kills: 0, lost: [], wrong: [], repeatedEffects: [], windowHits: 0 };
   let args = startArgs(s, plan[0]?.killAtLine === undefined);
   let final: RunSummary | undefined;

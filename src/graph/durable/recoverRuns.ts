@@ -31,7 +31,9 @@ export function isOrphaned(record: RunRecord, now: number): boolean {
 /**
  * Finds runs whose process died (`running` with an expired lease or a dead owner on this host),
  * marks them `interrupted`, then continues every interrupted run from its last checkpoint. The node
- * that was in flight runs again; side effects journaled with `ctx.once` are not repeated.
+ * that was in flight runs again; a side effect journaled with `ctx.once` is not repeated once its
+ * result is in the journal (a crash between the effect and that write repeats the call with the same
+ * idempotency key; see `WorkflowContext.once`).
  *
  * @example
  * const outcomes = await recoverRuns({ store, graphs: [customerService] });
