@@ -7,6 +7,7 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { CoordinatorTask } from './CoordinatorTask.js';
 import { dispatchState } from './dispatchState.js';
+import type { PersistedJoin } from './JoinState.js';
 import { failurePolicy, type FailurePolicy, type OnFailure } from './FailurePolicy.js';
 
 /** Options for {@link Coordinator}. */
@@ -135,9 +136,19 @@ export class Coordinator {
       needsHuman: this.#needsHuman,
       policy: this.policy,
     };
+    const specialists = this.specialists;
     return {
       name: 'coordinator',
       [COMPILE_NODE]: (scope: NodeCompileScope) => dispatchState(config, scope),
+      waitingChild(snapshot: unknown, nodeId: string) {
+        // The join is the dispatch state's child under the node's id; it names the task it asked about.
+        const join = (snapshot as { children?: Record<string, { snapshot?: PersistedJoin }> }).children?.[nodeId]?.snapshot;
+        const index = join?.context.asked;
+        if (join === undefined || index === null || index === undefined) return null;
+        const child = join.children[index];
+        const kind = join.context.tasks[index]?.kind;
+        return child === undefined || kind === undefined || specialists[kind] === undefined ? null : { machine: specialists[kind].toMachine(), snapshot: child.snapshot };
+      },
       execute() {
         throw new GraphDefinitionError('a coordinator dispatch node runs as part of a StateGraph machine; add it with addNode');
       },

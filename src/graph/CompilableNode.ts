@@ -36,6 +36,12 @@ export interface CompiledNodeState {
  */
 export interface CompilableNode extends AgentNode {
   [COMPILE_NODE](scope: NodeCompileScope): CompiledNodeState;
+  /**
+   * For a node whose run waits because a child run waits (a coordinator's specialist): that
+   * child's machine and persisted snapshot, read from the parent's persisted `snapshot` while it
+   * waits at this node (`nodeId`). Lets a resume find the human node a reply is for.
+   */
+  waitingChild?(snapshot: unknown, nodeId: string): { machine: object; snapshot: unknown } | null;
 }
 
 /** True for nodes that compile themselves. */

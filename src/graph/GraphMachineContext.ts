@@ -103,7 +103,8 @@ export interface CancelEvent {
 /** The event that resumes a run waiting at a human node. */
 export interface HumanReplyEvent {
   type: 'human.reply';
-  reply: string;
+  /** Text, or (for a human node declared with a `reply` schema) any JSON value. */
+  reply: unknown;
 }
 
 /** Every event a graph machine accepts. */

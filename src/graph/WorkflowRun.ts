@@ -1,5 +1,6 @@
 import type { AgentResult } from './AgentNode.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
+import type { WaitingSpecialist } from './GraphMachineContext.js';
 
 /** How a run ended (or, for `waiting`, where it stopped). */
 export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled';
@@ -26,8 +27,9 @@ export interface WorkflowRun {
    */
   callbackErrors?: SwitchboardError[];
   /**
-   * Set when the run is `waiting`: the human node and the reason. Resume it with `resumeRun`: with
+   * Set when the run is `waiting`: the human node (or, when a coordinator's specialist waits, the
+   * coordinator node and `specialist`: which one, where and at which node) and the reason. Resume it with `resumeRun`: with
    * the run's store, or without one for a run started without a store (held in this process).
    */
-  waiting?: { nodeId: string; reason: string };
+  waiting?: { nodeId: string; reason: string; specialist?: WaitingSpecialist };
 }

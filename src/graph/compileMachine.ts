@@ -3,7 +3,7 @@ import { setup, type AnyActorLogic, type StateMachine, type StateValue } from 'x
 import { COMPILE_NODE, isCompilableNode } from './CompilableNode.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, GraphMachineEvent, GraphMachineInput, GraphMachineOutput, RouteChoice } from './GraphMachineContext.js';
-import { isHumanNode } from './humanNode.js';
+import { isHumanNode, type HumanNode } from './humanNode.js';
 import { machineActions, type HopOutcome } from './machineActions.js';
 import { findSpec, registerSpec } from './machineSpecs.js';
 import { nodeActor } from './nodeActor.js';
@@ -71,7 +71,7 @@ function humanState(spec: GraphSpec, node: CompiledNode, root: string) {
           { type: 'enterNode', params },
           { type: 'enterWaiting', params },
         ],
-        on: { 'human.reply': { guard: 'validReply', target: 'routing', actions: [{ type: 'completeHuman', params }] } },
+        on: { 'human.reply': { guard: { type: 'validReply', params }, target: 'routing', actions: [{ type: 'completeHuman', params }] } },
       },
       routing: { always: hops(spec, node, root, 'reportRoute') },
     },
@@ -175,7 +175,7 @@ function buildMachine(spec: GraphSpec) {
       },
       routeFailed: ({ context, event }) => choiceOf(context, event)?.entry === -2,
       routedTo: ({ context, event }, params: { entry: number }) => choiceOf(context, event)?.entry === params.entry,
-      validReply: ({ event }) => event.type === 'human.reply' && typeof event.reply === 'string',
+      validReply: ({ event }, { key }: { key: string }) => event.type === 'human.reply' && (spec.byKey.get(key)?.node as HumanNode).checkReply(event.reply).ok,
     },
     // The action implementations take loosely typed arguments; XState's inferred ones are narrower.
     actions: { ...extraActions, ...machineActions(spec) } as never,

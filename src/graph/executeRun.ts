@@ -78,7 +78,10 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
   if (output.status === 'failed') {
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
   }
-  if (output.waiting !== null) run.waiting = { nodeId: output.waiting.nodeId, reason: output.waiting.reason };
+  if (output.waiting !== null) {
+    const { nodeId, reason, specialist } = output.waiting;
+    run.waiting = specialist === undefined ? { nodeId, reason } : { nodeId, reason, specialist };
+  }
   if (runtime.callbackErrors.length > 0) run.callbackErrors = [...runtime.callbackErrors];
   // run.completed is the last event: a listener failing on it is kept, not reported as another event.
   runtime.close();

@@ -109,20 +109,24 @@ export function machineActions(spec: GraphSpec) {
 
     completeHuman: assign((args: Args, { nodeId, key }: NodeParams) => {
       const node = spec.byKey.get(key)!;
+      const human = node.node as HumanNode;
       const reply = (args.event as unknown as HumanReplyEvent).reply;
+      // The guard accepted it; what is kept is the schema's parsed value.
+      const checked = human.checkReply(reply);
+      const value = checked.ok ? checked.value : reply;
       const runtime = runtimeOf(args.self);
       const since = args.context.waiting?.since ?? runtime.clock.now();
       try {
-        bind(args).put((node.node as HumanNode).replyKey, reply);
+        bind(args).put(human.replyKey, value);
       } catch (error) {
         // A reply its state key refuses (a schema the text does not match) fails the run here.
         if (!(error instanceof SwitchboardError)) throw error;
         runtime.error = error;
-        const settled = settleStep(args, nodeId, { outputText: reply }, runtime.clock.now() - since);
+        const settled = settleStep(args, nodeId, human.resultOf(value), runtime.clock.now() - since);
         return { ...settled, decision: { entry: -2, toEnd: false }, error: error.toJSON(), status: 'running' as const, waiting: null };
       }
       // A human node has no actor, so its routers run here, on the reply.
-      const settled = settleAndRoute(args, node, { outputText: reply }, runtime.clock.now() - since);
+      const settled = settleAndRoute(args, node, human.resultOf(value), runtime.clock.now() - since);
       return { ...settled, status: 'running' as const, waiting: null };
     }),
 

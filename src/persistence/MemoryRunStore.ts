@@ -17,8 +17,15 @@ interface Held {
   record: Omit<RunRecord, 'snapshot' | 'error'>;
   snapshot: string | null;
   error: string | null;
-  events: Array<{ seq: number; type: string; at: number; data: string }>;
   journal: Map<string, string>;
+}
+
+/** One stored event, its data kept as JSON text. */
+interface HeldEvent {
+  seq: number;
+  type: string;
+  at: number;
+  data: string;
 }
 
 const journalKey = (step: number, key: string) => `${step}\u0000${key}`;
@@ -36,6 +43,8 @@ const journalKey = (step: number, key: string) => `${step}\u0000${key}`;
  */
 export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Held>();
+  /** Event logs by the events' own run id, as the SQL stores key them (a log may exist without its run row). */
+  readonly #events = new Map<string, { events: HeldEvent[]; seqs: Set<number> }>();
   /** Finished run ids in the order they finished (a Set keeps insertion order). */
   readonly #finished = new Set<string>();
   readonly #now: () => number;
@@ -73,7 +82,6 @@ export class MemoryRunStore implements RunStore {
       },
       snapshot: run.snapshot === undefined || run.snapshot === null ? null : JSON.stringify(run.snapshot),
       error: null,
-      events: [],
       journal: new Map(),
     });
     this.#noteFinished(run.runId, run.status);
@@ -101,10 +109,13 @@ export class MemoryRunStore implements RunStore {
     const held = this.#runs.get(runId);
     if (held === undefined || held.record.version !== expectedVersion) return null;
     // Checked before anything changes: the write is all or nothing, as in one SQL transaction.
-    const seen = new Set(held.events.map((e) => e.seq));
+    const seen = new Set<string>();
     for (const e of events) {
-      if (seen.has(e.seq)) throw new StoreError(`cannot append event ${e.seq} to run ${runId}: that sequence number is already stored`, { code: 'run_conflict' });
-      seen.add(e.seq);
+      const key = `${e.runId}\u0000${e.seq}`;
+      if (seen.has(key) || this.#events.get(e.runId)?.seqs.has(e.seq) === true) {
+        throw new StoreError(`cannot append event ${e.seq} to run ${e.runId}: that sequence number is already stored`, { code: 'run_conflict' });
+      }
+      seen.add(key);
     }
     const { snapshot, error, ...fields } = patch;
     for (const [key, value] of Object.entries(fields)) if (value !== undefined) (held.record as Record<string, unknown>)[key] = value;
@@ -112,8 +123,16 @@ export class MemoryRunStore implements RunStore {
     if (error !== undefined) held.error = error === null ? null : JSON.stringify(error);
     held.record.version = expectedVersion + 1;
     held.record.updatedAt = this.#now();
-    for (const e of events) held.events.push({ seq: e.seq, type: e.type, at: e.at, data: JSON.stringify(e.data) });
-    if (events.length > 0) held.events.sort((a, b) => a.seq - b.seq);
+    const unsorted = new Set<HeldEvent[]>();
+    for (const e of events) {
+      let log = this.#events.get(e.runId);
+      if (log === undefined) this.#events.set(e.runId, (log = { events: [], seqs: new Set() }));
+      // Appending in order keeps the log sorted; anything else is sorted once below.
+      if (log.events.length > 0 && log.events[log.events.length - 1]!.seq > e.seq) unsorted.add(log.events);
+      log.events.push({ seq: e.seq, type: e.type, at: e.at, data: JSON.stringify(e.data) });
+      log.seqs.add(e.seq);
+    }
+    for (const log of unsorted) log.sort((a, b) => a.seq - b.seq);
     this.#noteFinished(runId, held.record.status);
     return expectedVersion + 1;
   }
@@ -126,10 +145,10 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
-    const held = this.#runs.get(runId);
-    if (held === undefined) return [];
+    const log = this.#events.get(runId)?.events;
+    if (log === undefined) return [];
     const after = options.afterSeq ?? 0;
-    return held.events
+    return log
       .filter((e) => e.seq > after)
       .slice(0, options.limit ?? 1_000_000)
       .map((e) => ({ runId, seq: e.seq, type: e.type, at: e.at, data: JSON.parse(e.data) as Record<string, unknown> }));
@@ -153,7 +172,7 @@ export class MemoryRunStore implements RunStore {
     const bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text));
     if (held === undefined) return { snapshotBytes: 0, eventBytes: 0, journalBytes: 0 };
     let eventBytes = 0;
-    for (const e of held.events) eventBytes += bytes(e.data);
+    for (const e of this.#events.get(runId)?.events ?? []) eventBytes += bytes(e.data);
     let journalBytes = 0;
     for (const value of held.journal.values()) journalBytes += bytes(value);
     return { snapshotBytes: bytes(held.snapshot), eventBytes, journalBytes };
@@ -162,12 +181,14 @@ export class MemoryRunStore implements RunStore {
   /** Forgets a run, its events and its journal; false if there was no such run. */
   deleteRun(runId: string): boolean {
     this.#finished.delete(runId);
+    this.#events.delete(runId);
     return this.#runs.delete(runId);
   }
 
   /** Drops every run. */
   async close(): Promise<void> {
     this.#runs.clear();
+    this.#events.clear();
     this.#finished.clear();
   }
 
@@ -177,8 +198,7 @@ export class MemoryRunStore implements RunStore {
     this.#finished.add(runId);
     while (this.#finished.size > this.#maxFinished) {
       const oldest = this.#finished.values().next().value as string;
-      this.#finished.delete(oldest);
-      this.#runs.delete(oldest);
+      this.deleteRun(oldest);
     }
   }
 }

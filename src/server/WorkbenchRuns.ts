@@ -62,7 +62,7 @@ export class WorkbenchRuns {
   }
 
   /** Resumes a waiting run with a reply; resolves once the run is claimed (or, with `wait`, once the leg ended). */
-  async resume(runId: string, reply: string, options: { wait?: boolean } = {}): Promise<LegStarted> {
+  async resume(runId: string, reply: unknown, options: { wait?: boolean } = {}): Promise<LegStarted> {
     if (this.hub.isLive(runId)) {
       throw new RunStateError(`run ${runId} is running in this server right now, not waiting for a reply`, { code: 'run_not_waiting', runId });
     }

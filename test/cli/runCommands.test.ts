@@ -43,7 +43,8 @@ describe('stored-run commands', () => {
 
   it('explains bad arguments', () => {
     expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of running, waiting');
-    expect(cli('resume', 'x').stderr).toContain("required option '--reply <text>' not specified");
+    expect(cli('resume', 'x').stderr).toContain('give the reply with exactly one of --reply <text> or --reply-json <json>');
+    expect(cli('resume', 'x', '--reply-json', '{nope').stderr).toContain('--reply-json is not JSON');
     expect(cli('show', 'no-such-run').stderr).toContain('run not found: no-such-run [run_not_found]');
     expect(cli('start', 'nope', 'x').stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval');
   }, 60_000);

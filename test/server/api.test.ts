@@ -33,6 +33,11 @@ describe('workbench API', () => {
     const got = await wb.json(`/api/runs/${runId}`);
     expect(got.body).toMatchObject({ runId, status: 'waiting', waiting: { nodeId: 'approve' }, state: { order: 'SO20261001' }, live: false });
 
+    // A JSON reply passes the body check but not this human node, which takes text: refused, nothing changes.
+    const json = await wb.json(`/api/runs/${runId}/resume?wait=true`, { method: 'POST', json: { reply: { approved: true } } });
+    expect(json).toMatchObject({ status: 400, body: { error: { code: 'invalid_reply' } } });
+    expect(json.body.error.message).toContain('human node "approve": this node takes a text reply; received an object');
+
     const resumed = await wb.json(`/api/runs/${runId}/resume?wait=true`, { method: 'POST', json: { reply: 'approved' } });
     expect(resumed).toMatchObject({ status: 200, body: { runId, status: 'completed', outputText: 'Refund for SO20261001: approved' } });
 
@@ -103,7 +108,7 @@ describe('workbench API', () => {
     const notJson = await wb.app.request('/api/runs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { error: { message: string } }).error.message).toContain('does not parse as JSON');
-    const reply = await wb.json('/api/runs/x/resume', { method: 'POST', json: { reply: 5 } });
+    const reply = await wb.json('/api/runs/x/resume', { method: 'POST', json: { reply: null } });
     expect(reply).toMatchObject({ status: 400, body: { error: { code: 'bad_request' } } });
     expect(reply.body.error.message).toContain('reply: reply is required');
     const badQuery = await wb.json('/api/runs?limit=0');

@@ -74,7 +74,7 @@ describe('machineToJson', () => {
       guard: { type: 'routedTo', params: { entry: 1, kind: 'conditional', index: 0, to: 'rag', keys: ['docs', 'faq'] } },
       target: '#support.rag',
     });
-    expect(machine.states.human!.states!.waiting!.on).toMatchObject({ 'human.reply': { guard: 'validReply', target: 'routing' } });
+    expect(machine.states.human!.states!.waiting!.on).toMatchObject({ 'human.reply': { guard: { type: 'validReply', params: { nodeId: 'human', key: 'human' } }, target: 'routing' } });
     expect(machine.states.completed).toMatchObject({ type: 'final' });
   });
 });

@@ -5,6 +5,7 @@ import type { CliContext } from '../CliContext.js';
 import { eventLine, runsTable, snapshotPath } from '../format.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import { exitCodeFor } from '../exitCodes.js';
+import { InputError } from '../../input/InputError.js';
 
 /** A finished leg as JSON: what scripts read. */
 function runJson(run: WorkflowRun) {
@@ -83,10 +84,22 @@ export function addRunCommands(program: Command, cli: CliContext): void {
   program
     .command('resume <runId>')
     .description('resume a run waiting for a human, with the reply')
-    .requiredOption('--reply <text>', "the human's reply")
+    .option('--reply <text>', "the human's reply")
+    .option('--reply-json <json>', 'the reply as JSON, for a human node declared with a reply schema')
     .option('--json', 'print JSON')
-    .action(async (runId: string, opts: { reply: string; json?: boolean }) => {
-      printRun(cli, await (await cli.runs()).resume(runId, { reply: opts.reply }), opts.json === true);
+    .action(async (runId: string, opts: { reply?: string; replyJson?: string; json?: boolean }) => {
+      if ((opts.reply === undefined) === (opts.replyJson === undefined)) {
+        throw new InputError('resume: give the reply with exactly one of --reply <text> or --reply-json <json>');
+      }
+      let reply: unknown = opts.reply;
+      if (opts.replyJson !== undefined) {
+        try {
+          reply = JSON.parse(opts.replyJson);
+        } catch (cause) {
+          throw new InputError(`resume: --reply-json is not JSON (${(cause as Error).message}); quote it for the shell, e.g. --reply-json '{"approved":true}'`, cause);
+        }
+      }
+      printRun(cli, await (await cli.runs()).resume(runId, { reply }), opts.json === true);
     });
 
   program

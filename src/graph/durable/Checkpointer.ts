@@ -59,9 +59,11 @@ export class Checkpointer implements TraceRecorder {
     return this.#failure;
   }
 
-  /** Buffers a (redacted) event for the next write. */
+  /** Buffers a (redacted) event for the next write, in this run's log. */
   record(event: TraceEvent): void {
-    this.#events.push(toStoredEvent(event));
+    // A specialist's events (its own runId in the data) take the run's next seq: they belong in the
+    // run's log, so a replay of the run sees its specialists too.
+    this.#events.push({ ...toStoredEvent(event), runId: this.#runId });
     this.#lastSeq = event.seq;
   }
 

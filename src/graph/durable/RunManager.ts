@@ -52,7 +52,7 @@ export class RunManager {
   }
 
   /** Resumes a waiting run with a human reply. */
-  async resume(runId: string, event: { reply: string }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
+  async resume(runId: string, event: { reply: unknown }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
     return resumeRun(await this.#graphOf(runId), runId, event, { ...this.#options, ...options, store: this.store });
   }
 

@@ -16,10 +16,13 @@ import { memoryLeg } from './memoryLeg.js';
 import { defaultMemoryStore } from '../../persistence/MemoryRunStore.js';
 import { defaultOwner } from './runDurable.js';
 import { storeJournal } from './storeJournal.js';
+import { assertJson } from '../assertJson.js';
+import { waitingHuman } from '../waitingHuman.js';
+import { describeThrown } from '../../errors/SwitchboardError.js';
 import { newSpanId } from '../../trace/TraceContext.js';
 
 /** What resumes a run: a human reply (`{ reply }` or the `human.reply` event), or nothing to continue an interrupted run. */
-export type ResumeEvent = { reply: string } | HumanReplyEvent;
+export type ResumeEvent = { reply: unknown } | HumanReplyEvent;
 
 /** Loads a stored run and checks that `machine` is the graph it was stored by. */
 export async function loadRun(store: RunStore, machine: GraphMachine, runId: string): Promise<RunRecord> {
@@ -44,10 +47,26 @@ export async function loadRun(store: RunStore, machine: GraphMachine, runId: str
   return record;
 }
 
-function toReplyEvent(runId: string, event: ResumeEvent): HumanReplyEvent {
-  const reply = (event as { reply?: unknown }).reply;
-  if (typeof reply !== 'string') {
-    throw new RunStateError(`resume(${runId}): the reply must be a string; received ${reply === null ? 'null' : typeof reply}`, { code: 'invalid_reply', runId });
+/**
+ * The reply as an event, checked against the human node the stored run waits at (through any
+ * coordinator whose specialist waits): text, or JSON matching the node's `reply` schema.
+ */
+function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, record: RunRecord): HumanReplyEvent {
+  const reply = (event as { reply?: unknown } | null)?.reply;
+  const refuse = (problem: string) => new RunStateError(`resume(${runId}): ${problem}`, { code: 'invalid_reply', runId });
+  if (reply === undefined) throw refuse('give the reply as { reply }: text, or JSON for a human node declared with a reply schema');
+  try {
+    assertJson(reply, 'reply');
+  } catch (error) {
+    throw refuse(describeThrown(error));
+  }
+  const human = record.status === 'waiting' ? waitingHuman(machine, record.snapshot) : null;
+  if (human === null) {
+    if (typeof reply !== 'string') throw refuse(`the reply must be text; received ${reply === null ? 'null' : typeof reply}`);
+  } else {
+    const checked = human.node.checkReply(reply);
+    const where = human.path === 'root' ? '' : ` in ${human.path}`;
+    if (!checked.ok) throw refuse(`the reply does not fit human node "${human.nodeId}"${where}: ${checked.problem}`);
   }
   return { type: 'human.reply', reply };
 }
@@ -75,7 +94,7 @@ export async function resumeRun(
   }
   if (typeof runId !== 'string' || runId === '') throw new GraphDefinitionError(`resumeRun: runId must be a non-empty string; received ${describeValue(runId)}`);
   if (event !== undefined && (typeof event !== 'object' || event === null)) {
-    throw new RunStateError(`resume(${runId}): pass { reply: string } or nothing; received ${describeValue(event)}`, { code: 'invalid_reply', runId });
+    throw new RunStateError(`resume(${runId}): pass { reply } (text, or JSON for a node with a reply schema) or nothing; received ${describeValue(event)}`, { code: 'invalid_reply', runId });
   }
   checkRunOptions(options, 'ResumeOptions');
   const machine = 'toMachine' in graph ? graph.toMachine() : graph;
@@ -90,7 +109,7 @@ export async function resumeRun(
     );
   }
   const record = await loadRun(store, machine, runId);
-  const reply = event === undefined ? undefined : toReplyEvent(runId, event);
+  const reply = event === undefined ? undefined : toReplyEvent(runId, event, machine, record);
   if (FINISHED_STATUSES.has(record.status)) {
     throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
   }
