@@ -75,6 +75,7 @@ export type {
   NodeFailedEvent,
   NodeCancelledEvent,
   RouteFailedEvent,
+  RouteUnmatchedEvent,
   EdgeTraversedEvent,
   RunWaitingEvent,
   RunResumedEvent,

@@ -56,6 +56,10 @@ export class TracePrinter {
           this.#out(`${pad}  ↳ ${String(e.to === '__end__' ? 'END' : e.to)}${e.routeKey ? ` (${String(e.routeKey)})` : ''}`);
         }
         return;
+      case 'route.unmatched': {
+        const keys = (e.routeKeys as string[] | undefined) ?? [];
+        return this.#out(`${pad}  ⚠ ${String(e.nodeId)}: router answered ${JSON.stringify(e.answer)}, not in its route map (${keys.join(', ')}); group skipped`);
+      }
       case 'run.waiting':
         return this.#out(`${pad}⏸ waiting at ${String(e.nodeId)}: ${String(e.reason)}`);
       case 'run.started':

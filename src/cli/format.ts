@@ -44,5 +44,6 @@ export function eventLine(event: StoredEvent): string {
   else if (event.type === 'node.failed' || event.type === 'route.failed') detail = excerpt((d.error as { message?: string }).message, 70);
   else if (event.type === 'run.completed') detail = String((d.run as { status?: string }).status);
   else if (event.type === 'run.resumed') detail = String(d.cause);
+  else if (event.type === 'route.unmatched') detail = `answer ${JSON.stringify(d.answer)} not in route map (${((d.routeKeys as string[] | undefined) ?? []).join(', ')})`;
   return `${String(event.seq).padStart(4)}  ${event.type.padEnd(15)} ${node.padEnd(14)} ${detail}`.trimEnd();
 }

@@ -6,6 +6,7 @@ export type SwitchboardErrorCode =
   | 'node_failed'
   | 'invalid_node_result'
   | 'route_failed'
+  | 'route_unmatched'
   | 'node_not_found'
   | 'run_cancelled'
   | 'run_waiting'

@@ -14,6 +14,14 @@ export interface RouteChoice {
   entry: number;
   toEnd: boolean;
   routeKey?: string;
+  /** Answers routers gave that their route maps did not have (each skipped its group). */
+  unmatched?: UnmatchedAnswer[];
+}
+
+/** A router's answer its route map did not have: the group (0-based) and the answer. */
+export interface UnmatchedAnswer {
+  group: number;
+  answer: string;
 }
 
 /**

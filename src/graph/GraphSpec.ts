@@ -37,6 +37,8 @@ export interface CompiledNode {
   groups: CompiledGroup[];
   transitions: CompiledTransition[];
   routes: RouteEntry[];
+  /** The graph's `strictRoutes`: an answer missing from a route map fails the step instead of skipping its group. */
+  strictRoutes: boolean;
 }
 
 /** A validated graph: what the machine compiler consumes. */

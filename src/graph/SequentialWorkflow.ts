@@ -76,7 +76,7 @@ export class SequentialWorkflow implements Workflow {
       let key = stateKey(id);
       while (keys.has(key)) key = `${key}~${index + 1}`;
       keys.add(key);
-      return { id, key, node, groups: [], transitions: [], routes: [] };
+      return { id, key, node, groups: [], transitions: [], routes: [], strictRoutes: false };
     });
     nodes.forEach((node, index) => {
       const next = nodes[index + 1];

@@ -26,6 +26,12 @@ export interface StateGraphOptions<S extends StateSpec | null = null> {
    * schema at run time (undeclared keys are refused). Omitted, any key takes any JSON value.
    */
   state?: S;
+  /**
+   * When a router answers a key its route map does not have, fail the run with a
+   * `route_unmatched` error instead of skipping the group (default false: the group is skipped, as
+   * in ai4j, and a `route.unmatched` event says so).
+   */
+  strictRoutes?: boolean;
 }
 
 /** The node ids a graph accepts in edges: those added so far, or any string before the first `addNode` in a chain. */
@@ -36,6 +42,12 @@ export type NodeIds<N extends string> = [N] extends [never] ? string : N;
 type MachineIds<N extends string> = [N] extends [never] ? any : N;
 
 const DEFAULT_MAX_STEPS = 32;
+
+function checkStrictRoutes(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new GraphDefinitionError(`new StateGraph("${name}"): strictRoutes must be true or false; received ${typeof value}`);
+  return value;
+}
 
 /**
  * A graph of agent nodes with ai4j StateGraphWorkflow routing semantics, compiled to an XState v5
@@ -74,6 +86,7 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
       groups: new Map(),
       transitions: new Map(),
       state: options.state === undefined || options.state === null ? StateModel.untyped : StateModel.fromSpec(options.state, name),
+      strictRoutes: checkStrictRoutes(options.strictRoutes, name),
     };
   }
 

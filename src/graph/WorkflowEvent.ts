@@ -73,6 +73,22 @@ export interface RouteFailedEvent extends EventEnvelope {
   error: SerializedError;
 }
 
+/**
+ * A router answered a key its route map does not have, so its group was skipped (routing went on
+ * with the next group, the transitions, or the end). With `strictRoutes` the step fails instead.
+ */
+export interface RouteUnmatchedEvent extends EventEnvelope {
+  type: 'route.unmatched';
+  nodeId: string;
+  step: number;
+  /** The 0-based conditional group on the node. */
+  group: number;
+  /** What the router answered. */
+  answer: string;
+  /** The keys its route map has. */
+  routeKeys: string[];
+}
+
 /** The run stopped at a human node and waits for a reply. */
 export interface RunWaitingEvent extends EventEnvelope {
   type: 'run.waiting';
@@ -135,6 +151,7 @@ export type EngineEvent =
   | NodeFailedEvent
   | NodeCancelledEvent
   | RouteFailedEvent
+  | RouteUnmatchedEvent
   | EdgeTraversedEvent
   | RunWaitingEvent
   | RunResumedEvent

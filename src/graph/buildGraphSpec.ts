@@ -16,6 +16,8 @@ export interface GraphDefinition {
   transitions: Map<string, Array<{ to: string; condition: StateCondition | null }>>;
   /** What the shared state may hold. */
   state: StateModel;
+  /** An answer missing from a route map fails the step (`route_unmatched`) instead of skipping its group. */
+  strictRoutes: boolean;
 }
 
 const label = (id: string): string => (id === END ? 'END' : `"${id}"`);
@@ -91,7 +93,7 @@ export function buildGraphSpec(def: GraphDefinition): GraphSpec {
       // Routes after an unconditional transition can never be taken; leave them out of the machine.
       if (transition.condition === null) break;
     }
-    nodes.push({ id, key: stateKey(id), node, groups, transitions, routes });
+    nodes.push({ id, key: stateKey(id), node, groups, transitions, routes, strictRoutes: def.strictRoutes });
   }
   const byKey = new Map(nodes.map((n) => [n.key, n]));
   const start = byKey.get(stateKey(def.start)) ?? null;

@@ -21,7 +21,13 @@ type HopParams = NodeParams & { outcome: HopOutcome };
 
 /** Reports the hop a routing step took (or its failure). */
 function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: CompiledNode, choice: RouteChoice, outcome: HopOutcome): void {
-  if (!runtime.listening || outcome === 'fuse') return;
+  if (!runtime.listening) return;
+  // Answers a route map did not have skipped their groups; say so before the hop they led to.
+  for (const { group, answer } of choice.unmatched ?? []) {
+    const routeKeys = [...(node.groups[group]?.routeMap?.keys() ?? [])];
+    runtime.emit(context.runId, { type: 'route.unmatched', nodeId: node.id, step: context.steps, group, answer, routeKeys });
+  }
+  if (outcome === 'fuse') return;
   if (outcome === 'routeFailed') {
     const error = runtime.error?.toJSON() ?? context.error;
     if (error !== null) runtime.emit(context.runId, { type: 'route.failed', nodeId: node.id, step: context.steps, error });

@@ -67,3 +67,23 @@ describe('the page’s run view', () => {
   });
 });
 
+
+describe('the page’s run view of routing diagnostics', () => {
+  it('keeps a router answer its route map did not have on the round it routed from, and lists it', async () => {
+    const { unmatchedRouteGraph } = await import('../fixtures/unmatchedRouteGraph.js');
+    const wb = testWorkbench({ graphs: [unmatchedRouteGraph()] });
+    try {
+      const { body } = await wb.json('/api/runs?wait=true', { method: 'POST', json: { graph: 'unmatched', message: 'go' } });
+      const events = (await wb.json(`/api/runs/${body.runId}/events`)).body as Array<Record<string, unknown>>;
+      const view = runViewAt(events, events.length);
+      expect(view.unmatched).toEqual([{ nodeId: 'review', group: 0, answer: 'acept', routeKeys: ['accept', 'revise'], path: 'root' }]);
+      expect(view.spans.get('review')![0]!.unmatched).toEqual([{ group: 0, answer: 'acept', routeKeys: ['accept', 'revise'], path: 'root' }]);
+      expect(view.lanes.get('root')!.map((l) => l.label)).toContain('⚠ review: "acept" not in route map (accept, revise)');
+      // Before the event, nothing is listed.
+      const before = events.findIndex((e) => e.type === 'route.unmatched');
+      expect(runViewAt(events, before).unmatched).toEqual([]);
+    } finally {
+      await wb.shutdown();
+    }
+  });
+});

@@ -57,6 +57,9 @@ export function renderInspector(container, label, view, nodeId) {
       r.result?.toolCalls ? field('tool calls', r.result.toolCalls) : null,
       r.status === 'running' || r.status === 'waiting' ? null : deltaView(r.delta),
       r.error ? field('error', `${r.error.code}: ${r.error.message}`, 'error') : null,
+      r.unmatched?.length
+        ? field('route unmatched', r.unmatched.map((u) => `router #${u.group + 1} answered "${u.answer}", not in its route map (${u.routeKeys.join(', ')}): group skipped`).join('\n'), 'warning')
+        : null,
       custom,
     );
   });

@@ -63,6 +63,9 @@ function render(at) {
   $('answer').textContent = answer ?? '';
   $('waiting').hidden = view.waiting === null;
   $('waiting').textContent = view.waiting ? `Waiting at ${view.waiting.nodeId}: ${view.waiting.reason}` : '';
+  // Router answers their route maps did not have: the group was skipped, which may be why the run went where it did.
+  $('route-notes').hidden = view.unmatched.length === 0;
+  $('route-notes').textContent = view.unmatched.map((u) => `⚠ ${u.nodeId}: router answered "${u.answer}", not in its route map (${u.routeKeys.join(', ')}); group skipped`).join('\n');
   // Replies go to the run as it is now, so the box shows only at the live end.
   $('reply-form').hidden = !(full.status === 'waiting' && at === state.events.length);
 }

@@ -15,6 +15,16 @@ export interface NodeRound {
   status: 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
   error?: { code: string; message: string };
   events: Array<Record<string, unknown>>;
+  /** Router answers (from this round) that its route maps did not have: each skipped its group. */
+  unmatched?: UnmatchedRoute[];
+}
+
+/** A `route.unmatched` event as the page keeps it. */
+export interface UnmatchedRoute {
+  group: number;
+  answer: string;
+  routeKeys: string[];
+  path: string;
 }
 
 /** A run as it stood after its first `upto` events. */
@@ -30,6 +40,8 @@ export interface RunView {
   lanes: Map<string, Array<{ seq: number; type: string; nodeId: string | null; label: string }>>;
   answer: string | null;
   error: { code?: string; message: string } | null;
+  /** Every router answer a route map did not have, in order. */
+  unmatched: Array<UnmatchedRoute & { nodeId: string }>;
   request: unknown;
   current: Record<string, unknown> | null;
 }

@@ -23,6 +23,7 @@ export function runViewAt(events, upto) {
     lanes: new Map(), // path → [{ seq, type, nodeId, label }]
     answer: null,
     error: null,
+    unmatched: [], // [{ nodeId, group, answer, routeKeys, path }]: router answers their route maps did not have
     request: null,
     current: events[upto - 1] ?? null,
   };
@@ -110,6 +111,14 @@ export function runViewAt(events, upto) {
       case 'route.failed':
         if (root) view.error = e.error ?? null;
         break;
+      case 'route.unmatched': {
+        // A router's answer its route map did not have: its group was skipped. Kept on the round it routed from.
+        const unmatched = { group: e.group ?? 0, answer: e.answer ?? '', routeKeys: e.routeKeys ?? [], path };
+        const round = lastRound(view, e.nodeId, path);
+        if (round) (round.unmatched ??= []).push(unmatched);
+        view.unmatched.push({ ...unmatched, nodeId: e.nodeId });
+        break;
+      }
       case 'run.completed':
         if (root && e.run) {
           view.status = e.run.status;
@@ -161,6 +170,8 @@ function laneLabel(e) {
       return `${e.from} → ${e.to === '__end__' ? 'END' : e.to}${e.routeKey ? ` [${e.routeKey}]` : ''}`;
     case 'run.waiting':
       return `waits at ${e.nodeId}`;
+    case 'route.unmatched':
+      return `⚠ ${e.nodeId}: "${e.answer}" not in route map (${(e.routeKeys ?? []).join(', ')})`;
     case 'run.completed':
       return `■ ${e.run?.status ?? ''}`;
     default:
