@@ -42,8 +42,8 @@ describe('routing diagnostics', () => {
       .addNode('a', () => null)
       .addNode('b', () => null)
       .start('a')
-      .addConditionalEdges('a', () => 'one', { uno: 'b' })
-      .addConditionalEdges('a', () => 'two', { dos: 'b' })
+      .addConditionalEdges('a', (): string => 'one', { uno: 'b' })
+      .addConditionalEdges('a', (): string => 'two', { dos: 'b' })
       .addConditionalEdges('a', () => {
         throw new Error('third router broke');
       });
