@@ -23,6 +23,8 @@ export interface RunSummary {
 export interface Reference {
   scenario: DemoScenario;
   final: RunSummary;
+  /** Where the run waited for the reply (scenarios with a reply), as the store shows it. */
+  waitingPath?: string[];
   /** The tools whose effects the run carried out, in order. */
   effects: string[];
   /** Model calls and effects per leg (start, then the resume when the scenario has a reply). */
@@ -92,7 +94,9 @@ export function referenceRun(s: DemoScenario, target: StoreTarget): Promise<Refe
 async function reference(s: DemoScenario, target: StoreTarget, ledger: string): Promise<Reference> {
   const legs: LegResult[] = [await cliLeg(startArgs(s, true), { env: legEnv(target, ledger, undefined) })];
   let final = lastJson<RunSummary>(legs[0]!);
+  let waitingPath: string[] | undefined;
   if (final?.status === 'waiting' && s.reply !== undefined) {
+    waitingPath = lastJson<RunSummary>(await cliLeg(['--graphs', GRAPHS, 'show', final.runId, '--json'], { env: legEnv(target, ledger, undefined) }))?.path;
     legs.push(await cliLeg(['--graphs', GRAPHS, 'resume', final.runId, '--reply', s.reply, '--json'], { env: legEnv(target, ledger, undefined) }));
     final = lastJson<RunSummary>(legs[1]!);
   }
@@ -103,6 +107,7 @@ async function reference(s: DemoScenario, target: StoreTarget, ledger: string): 
   return {
     scenario: s,
     final,
+    ...(waitingPath ? { waitingPath } : {}),
     effects: readEffects(ledger).map((e) => e.tool),
     legs: legs.map((l) => ({
       models: points.filter((p) => p.pid === l.pid && p.kind === 'model').length,
@@ -152,6 +157,11 @@ async function trial(ref: Reference, plan: Array<KillSpec | undefined>, target: 
     if (record.status === 'running' || record.status === 'interrupted') {
       args = ['--graphs', GRAPHS, 'recover', '--json'];
     } else if (record.status === 'waiting' && s.reply !== undefined && ref.final.status !== 'waiting') {
+      // The stored waiting snapshot must end where the run waits (no later node written into it).
+      const shown = lastJson<RunSummary>(await cliLeg(['--graphs', GRAPHS, 'show', record.runId, '--json'], { env: legEnv(target, ledger, undefined) }));
+      if (JSON.stringify(shown?.path) !== JSON.stringify(ref.waitingPath)) {
+        outcome.wrong.push(`stored waiting path ${shown?.path?.join('→')}, expected ${ref.waitingPath?.join('→')}`);
+      }
       args = ['--graphs', GRAPHS, 'resume', record.runId, '--reply', s.reply, '--json'];
     } else {
       break;

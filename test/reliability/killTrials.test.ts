@@ -56,6 +56,7 @@ describe('kill -9 trials through the CLI', () => {
     const references = await pool(scenarios.map((s) => () => withTarget(sqliteTarget, (target) => referenceRun(s, target))), PARALLEL);
     // The suite means something only if the scenarios carry out effects and call the model.
     expect(references.reduce((n, r) => n + r.effects.length, 0)).toBeGreaterThan(0);
+    for (const r of references) if (r.scenario.reply !== undefined) expect(r.waitingPath?.at(-1), r.scenario.id).toBe(r.final.path[r.waitingPath!.length - 1]);
 
     const random = seededRandom(SEED);
     const order = references.map((r, i) => ({ r, key: random(), i })).sort((a, b) => a.key - b.key).map((x) => x.r);
