@@ -48,6 +48,26 @@ describe.each([
     expect(refused.output).toMatchObject({ error: { name: 'RunStateError', code: 'run_finished' } });
   });
 
+  it('recovers a run killed while its specialists were in flight: they run again, the run waits, a reply finishes it', async () => {
+    const target = current();
+    const runId = `dispatch-kill-${label.toLowerCase()}-${Date.now()}`;
+    const killed = await runChild(['start', 'dispatch-with-human', 'SO3, SO4', runId], { ...target.env, KILL_AT: 'look:before' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const recovered = await runChild(['recover'], target.env);
+    expect((recovered.output as Array<{ runId: string }>).find((o) => o.runId === runId), recovered.stderr).toMatchObject({
+      outcome: 'recovered',
+      status: 'waiting',
+      waiting: { specialist: { kind: 'refund', nodeId: 'approve' } },
+    });
+    const resumed = await runChild(['resume', runId, 'approved after a crash'], target.env);
+    expect(resumed.output, resumed.stderr).toMatchObject({
+      status: 'completed',
+      outputText: 'orders: status of SO3 is shipped | refund: refund SO4: approved after a crash | policy: returns within 30 days',
+    });
+    const events = await target.store.listEvents(runId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
   it('refuses, before anything changes, a reply the waiting specialist would not take', async () => {
     const { store } = current();
     const graph = dispatchGraph();
