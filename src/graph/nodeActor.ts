@@ -5,6 +5,7 @@ import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { nodeEmitter, runNode } from './runNode.js';
 import { runtimeOf } from './RunRuntime.js';
+import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 
 /**
@@ -22,6 +23,8 @@ export function nodeActor(node: CompiledNode) {
     const ctx = runtime.context ?? runtime.bind(input.runId, (parent.getSnapshot() as { context: GraphMachineContext }).context.state);
     // Checkpoints of the previous step are written before this node starts.
     await runtime.barrier();
+    // The run may have stopped meanwhile (cancelled, or a checkpoint failed): the node must not run.
+    if (signal.aborted) throw new WorkflowCancelledError(input.runId);
     ctx.beginStep(input.step, signal, runtime.listening ? nodeEmitter(runtime, input.runId, node.id) : null);
     const started = runtime.clock.now();
     const result = await runNode(node.node, node.id, ctx, input.request, runtime);

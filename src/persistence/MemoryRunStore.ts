@@ -1,5 +1,8 @@
 import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type NewRun, type RunFilter, type RunPatch, type RunStore, type StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
+import { checkNewRun, checkPatch } from './checkStoreInput.js';
+import { decodeStored, encodeStored } from './storedJson.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, parseStored } from './storeRows.js';
 
 /** Options for {@link MemoryRunStore}. */
 export interface MemoryRunStoreOptions {
@@ -10,6 +13,8 @@ export interface MemoryRunStoreOptions {
    * is dropped first, with its events and journal. Default: all of them.
    */
   maxFinishedRuns?: number;
+  /** The most bytes one stored value (a snapshot, an event, a journal entry) may take (default 16 MiB). */
+  maxValueBytes?: number;
 }
 
 /** A run as held: JSON kept as text, exactly as the SQL stores keep it, so reads never share objects. */
@@ -49,6 +54,7 @@ export class MemoryRunStore implements RunStore {
   readonly #finished = new Set<string>();
   readonly #now: () => number;
   readonly #maxFinished: number;
+  readonly #limit: number;
 
   constructor(options: MemoryRunStoreOptions = {}) {
     const max = options.maxFinishedRuns ?? Number.POSITIVE_INFINITY;
@@ -57,9 +63,12 @@ export class MemoryRunStore implements RunStore {
     }
     this.#now = options.now ?? Date.now;
     this.#maxFinished = max;
+    this.#limit = checkValueLimit('MemoryRunStore', options.maxValueBytes);
   }
 
   async insertRun(run: NewRun): Promise<RunRecord> {
+    checkNewRun(run);
+    const snapshot = run.snapshot === undefined || run.snapshot === null ? null : encodeStored(run.snapshot, 'snapshot', this.#limit);
     if (this.#runs.has(run.runId)) {
       throw new StoreError(`cannot create run ${run.runId}: a run with this id already exists`, { code: 'run_conflict' });
     }
@@ -80,7 +89,7 @@ export class MemoryRunStore implements RunStore {
         createdAt: now,
         updatedAt: now,
       },
-      snapshot: run.snapshot === undefined || run.snapshot === null ? null : JSON.stringify(run.snapshot),
+      snapshot,
       error: null,
       journal: new Map(),
     });
@@ -106,6 +115,10 @@ export class MemoryRunStore implements RunStore {
   }
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
+    checkPatch(patch);
+    const data = encodeEvents(events, this.#limit);
+    const encodedSnapshot = patch.snapshot === undefined || patch.snapshot === null ? patch.snapshot : encodeStored(patch.snapshot, 'snapshot', this.#limit);
+    const encodedError = patch.error === undefined || patch.error === null ? patch.error : encodeStored(patch.error, 'error', this.#limit);
     const held = this.#runs.get(runId);
     if (held === undefined || held.record.version !== expectedVersion) return null;
     // Checked before anything changes: the write is all or nothing, as in one SQL transaction.
@@ -119,19 +132,19 @@ export class MemoryRunStore implements RunStore {
     }
     const { snapshot, error, ...fields } = patch;
     for (const [key, value] of Object.entries(fields)) if (value !== undefined) (held.record as Record<string, unknown>)[key] = value;
-    if (snapshot !== undefined) held.snapshot = snapshot === null ? null : JSON.stringify(snapshot);
-    if (error !== undefined) held.error = error === null ? null : JSON.stringify(error);
+    if (snapshot !== undefined) held.snapshot = encodedSnapshot ?? null;
+    if (error !== undefined) held.error = encodedError ?? null;
     held.record.version = expectedVersion + 1;
     held.record.updatedAt = this.#now();
     const unsorted = new Set<HeldEvent[]>();
-    for (const e of events) {
+    events.forEach((e, i) => {
       let log = this.#events.get(e.runId);
       if (log === undefined) this.#events.set(e.runId, (log = { events: [], seqs: new Set() }));
       // Appending in order keeps the log sorted; anything else is sorted once below.
       if (log.events.length > 0 && log.events[log.events.length - 1]!.seq > e.seq) unsorted.add(log.events);
-      log.events.push({ seq: e.seq, type: e.type, at: e.at, data: JSON.stringify(e.data) });
+      log.events.push({ seq: e.seq, type: e.type, at: e.at, data: data[i]! });
       log.seqs.add(e.seq);
-    }
+    });
     for (const log of unsorted) log.sort((a, b) => a.seq - b.seq);
     this.#noteFinished(runId, held.record.status);
     return expectedVersion + 1;
@@ -151,20 +164,21 @@ export class MemoryRunStore implements RunStore {
     return log
       .filter((e) => e.seq > after)
       .slice(0, options.limit ?? 1_000_000)
-      .map((e) => ({ runId, seq: e.seq, type: e.type, at: e.at, data: JSON.parse(e.data) as Record<string, unknown> }));
+      .map((e) => ({ runId, seq: e.seq, type: e.type, at: e.at, data: parseStored(e.data, `event ${e.seq} of run ${runId}`, decodeStored) as Record<string, unknown> }));
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
     const value = this.#runs.get(runId)?.journal.get(journalKey(step, key));
-    return value === undefined ? undefined : { value: JSON.parse(value) };
+    return value === undefined ? undefined : { value: parseStored(value, `journal entry "${key}" of run ${runId}`, decodeStored) };
   }
 
   async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
+    const text = encodeJournalValue(runId, step, key, value, this.#limit);
     const held = this.#runs.get(runId);
     // The SQL stores keep journal rows of any run id; a memory journal lives with its run.
     if (held === undefined) return;
     const k = journalKey(step, key);
-    if (!held.journal.has(k)) held.journal.set(k, JSON.stringify(value ?? null));
+    if (!held.journal.has(k)) held.journal.set(k, text);
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
@@ -204,7 +218,7 @@ export class MemoryRunStore implements RunStore {
 }
 
 function toRecord(held: Held): RunRecord {
-  return { ...held.record, snapshot: held.snapshot === null ? null : JSON.parse(held.snapshot), error: held.error === null ? null : JSON.parse(held.error) };
+  return { ...held.record, snapshot: held.snapshot === null ? null : decodeStored(held.snapshot), error: held.error === null ? null : (JSON.parse(held.error) as RunRecord['error']) };
 }
 
 /**

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
-import { newRunColumns, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { decodeStored } from './storedJson.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, newRunColumns, parseStored, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link PostgresRunStore}. */
@@ -13,6 +14,8 @@ export interface PostgresRunStoreOptions {
   /** Pool size (default 10). */
   max?: number;
   now?: () => number;
+  /** The most bytes one stored value (a snapshot, an event, a journal entry) may take (default 16 MiB). */
+  maxValueBytes?: number;
 }
 
 /** Hides the password of a connection URL so it can appear in messages. */
@@ -38,6 +41,7 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   readonly #now: () => number;
   readonly #schema: string;
+  readonly #limit: number;
   #ready: Promise<void> | null = null;
 
   constructor(options: PostgresRunStoreOptions = {}) {
@@ -51,6 +55,7 @@ export class PostgresRunStore implements RunStore {
     }
     this.#schema = schema;
     this.#now = options.now ?? Date.now;
+    this.#limit = checkValueLimit('PostgresRunStore', options.maxValueBytes);
     this.#pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     this.#pool.on('error', () => {});
@@ -100,7 +105,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async insertRun(run: NewRun): Promise<RunRecord> {
-    const cols = newRunColumns(run, this.#now());
+    const cols = newRunColumns(run, this.#now(), this.#limit);
     const names = Object.keys(cols);
     const res = await this.#query<RunRow>(
       `INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`,
@@ -128,7 +133,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
-    const cols = patchColumns(patch);
+    const cols = patchColumns(patch, this.#limit, runId);
+    const data = encodeEvents(events, this.#limit);
     const params: unknown[] = cols.map(([, v]) => v);
     const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
     const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING version`;
@@ -141,8 +147,8 @@ export class PostgresRunStore implements RunStore {
       if (res.rows[0] === undefined) return null;
       const eventParams: unknown[] = [];
       const values = events.map(
-        (e) =>
-          `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(JSON.stringify(e.data))})`,
+        (e, i) =>
+          `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(data[i])})`,
       );
       await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
       return res.rows[0].version;
@@ -176,20 +182,21 @@ export class PostgresRunStore implements RunStore {
       'SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
       [runId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
     );
-    return res.rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: Number(r.at), data: JSON.parse(r.data) as Record<string, unknown> }));
+    return res.rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: Number(r.at), data: parseStored(r.data, `event ${r.seq} of run ${r.run_id}`, decodeStored) as Record<string, unknown> }));
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
     const res = await this.#query<{ value: string }>('SELECT value FROM journal WHERE run_id = $1 AND step = $2 AND call_key = $3', [runId, step, key]);
-    return res.rows[0] === undefined ? undefined : { value: JSON.parse(res.rows[0].value) };
+    return res.rows[0] === undefined ? undefined : { value: parseStored(res.rows[0].value, `journal entry "${key}" of run ${runId}`, decodeStored) };
   }
 
   async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
+    const text = encodeJournalValue(runId, step, key, value, this.#limit);
     await this.#query('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING', [
       runId,
       step,
       key,
-      JSON.stringify(value ?? null),
+      text,
       this.#now(),
     ]);
   }

@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
-import { newRunColumns, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { decodeStored } from './storedJson.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, newRunColumns, parseStored, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link SqliteRunStore}. */
@@ -12,6 +13,8 @@ export interface SqliteRunStoreOptions {
   file?: string;
   /** Time source (default `Date.now`). */
   now?: () => number;
+  /** The most bytes one stored value (a snapshot, an event, a journal entry) may take (default 16 MiB). */
+  maxValueBytes?: number;
 }
 
 /** The file a SQLite store uses when none is given. */
@@ -33,10 +36,12 @@ export class SqliteRunStore implements RunStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements = new Map<string, Database.Statement>();
+  readonly #limit: number;
 
   constructor(options: SqliteRunStoreOptions = {}) {
     this.file = options.file === undefined ? defaultSqliteFile() : resolve(options.file);
     this.#now = options.now ?? Date.now;
+    this.#limit = checkValueLimit('SqliteRunStore', options.maxValueBytes);
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       this.#db = new Database(this.file);
@@ -47,6 +52,22 @@ export class SqliteRunStore implements RunStore {
     } catch (cause) {
       throw new StoreError(`cannot open the SQLite run store at ${this.file}: ${(cause as Error).message}; check the path (SWITCHBOARD_DB) and its permissions`, {
         code: 'store_config',
+        cause,
+      });
+    }
+  }
+
+  /** Runs a database call; an error from SQLite (closed database, full disk, lock timeout) becomes a StoreError. */
+  #guard<T>(what: string, work: () => T): T {
+    try {
+      return work();
+    } catch (cause) {
+      if (cause instanceof StoreError) throw cause;
+      const code = (cause as { code?: unknown }).code;
+      const conflict = typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+      throw new StoreError(`SQLite run store at ${this.file}: ${what} failed: ${(cause as Error).message}`, {
+        code: conflict ? 'run_conflict' : 'store_unavailable',
+        retryable: !conflict,
         cause,
       });
     }
@@ -63,18 +84,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   async insertRun(run: NewRun): Promise<RunRecord> {
-    const cols = newRunColumns(run, this.#now());
+    const cols = newRunColumns(run, this.#now(), this.#limit);
     const names = Object.keys(cols);
-    try {
-      this.#sql(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols);
-    } catch (cause) {
-      throw new StoreError(`cannot create run ${run.runId}: ${(cause as Error).message}`, { code: 'run_conflict', cause });
-    }
+    this.#guard(`creating run ${run.runId}`, () => this.#sql(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols));
     return (await this.getRun(run.runId))!;
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
-    const row = this.#sql('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    const row = this.#guard('reading a run', () => this.#sql('SELECT * FROM runs WHERE run_id = ?').get(runId)) as RunRow | undefined;
     return row === undefined ? null : rowToRecord(row);
   }
 
@@ -84,50 +101,54 @@ export class SqliteRunStore implements RunStore {
     if (filter.status !== undefined) (where.push('status = ?'), params.push(filter.status));
     if (filter.graphName !== undefined) (where.push('graph_name = ?'), params.push(filter.graphName));
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ?`;
-    const rows = this.#sql(sql).all(...params, filter.limit ?? 100) as RunRow[];
+    const rows = this.#guard('listing runs', () => this.#sql(sql).all(...params, filter.limit ?? 100)) as RunRow[];
     return rows.map(rowToRecord);
   }
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
-    const cols = patchColumns(patch);
-    const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
-    const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
-    const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
-    const changed = this.#db.transaction(() => {
-      if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
-      for (const e of events) insert.run(e.runId, e.seq, e.type, e.at, JSON.stringify(e.data));
-      return true;
-    })();
+    const cols = patchColumns(patch, this.#limit, runId);
+    const data = encodeEvents(events, this.#limit);
+    const changed = this.#guard(`writing run ${runId}`, () => {
+      const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
+      const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
+      const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
+      return this.#db.transaction(() => {
+        if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
+        events.forEach((e, i) => insert.run(e.runId, e.seq, e.type, e.at, data[i]));
+        return true;
+      })();
+    });
     return changed ? expectedVersion + 1 : null;
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
-    const info = this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner);
+    const info = this.#guard('renewing a lease', () => this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner));
     return info.changes > 0;
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
-    const rows = this.#db
-      .prepare('SELECT run_id, seq, type, at, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?')
-      .all(runId, options.afterSeq ?? 0, options.limit ?? 1_000_000) as Array<{ run_id: string; seq: number; type: string; at: number; data: string }>;
-    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: r.at, data: JSON.parse(r.data) as Record<string, unknown> }));
+    const rows = this.#guard('reading events', () =>
+      this.#sql('SELECT run_id, seq, type, at, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(runId, options.afterSeq ?? 0, options.limit ?? 1_000_000),
+    ) as Array<{ run_id: string; seq: number; type: string; at: number; data: string }>;
+    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: r.at, data: parseStored(r.data, `event ${r.seq} of run ${r.run_id}`, decodeStored) as Record<string, unknown> }));
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
-    const row = this.#sql('SELECT value FROM journal WHERE run_id = ? AND step = ? AND call_key = ?').get(runId, step, key) as
+    const row = this.#guard('reading the journal', () => this.#sql('SELECT value FROM journal WHERE run_id = ? AND step = ? AND call_key = ?').get(runId, step, key)) as
       | { value: string }
       | undefined;
-    return row === undefined ? undefined : { value: JSON.parse(row.value) };
+    return row === undefined ? undefined : { value: parseStored(row.value, `journal entry "${key}" of run ${runId}`, decodeStored) };
   }
 
   async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
-    this.#db
-      .prepare('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
-      .run(runId, step, key, JSON.stringify(value ?? null), this.#now());
+    const text = encodeJournalValue(runId, step, key, value, this.#limit);
+    this.#guard('writing the journal', () =>
+      this.#sql('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(runId, step, key, text, this.#now()),
+    );
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
-    const one = (sql: string) => ((this.#sql(sql).get(runId) as { n: number | null }).n ?? 0);
+    const one = (sql: string) => ((this.#guard('measuring a run', () => this.#sql(sql).get(runId)) as { n: number | null }).n ?? 0);
     return {
       snapshotBytes: one('SELECT length(CAST(snapshot AS BLOB)) AS n FROM runs WHERE run_id = ?'),
       eventBytes: one('SELECT sum(length(CAST(data AS BLOB))) AS n FROM events WHERE run_id = ?'),

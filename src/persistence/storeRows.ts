@@ -1,5 +1,7 @@
-import { RunRecord, SNAPSHOT_SCHEMA_VERSION, type NewRun, type RunPatch } from './RunStore.js';
+import { checkEvent, checkEventList, checkJournalKey, checkNewRun, checkPatch } from './checkStoreInput.js';
+import { RunRecord, SNAPSHOT_SCHEMA_VERSION, type NewRun, type RunPatch, type StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
+import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
 
 /** A runs row as both SQL stores read it (snake_case columns, JSON as text, times as numbers). */
 export interface RunRow {
@@ -22,6 +24,16 @@ export interface RunRow {
 
 const num = (v: number | string): number => (typeof v === 'number' ? v : Number(v));
 
+/** Parses stored JSON text; text that does not parse is a corrupt row, reported, never thrown as a SyntaxError. */
+export function parseStored(text: string, what: string, parse: (text: string) => unknown = JSON.parse): unknown {
+  try {
+    return parse(text);
+  } catch (cause) {
+    if (cause instanceof StoreError) throw cause;
+    throw new StoreError(`${what} is not valid JSON (${(cause as Error).message}); the row was changed outside Switchboard`, { code: 'store_corrupt', cause });
+  }
+}
+
 /** Parses a row into a record; a row that does not parse is reported, never cast. */
 export function rowToRecord(row: RunRow): RunRecord {
   const parsed = RunRecord.safeParse({
@@ -30,13 +42,13 @@ export function rowToRecord(row: RunRow): RunRecord {
     graphHash: row.graph_hash,
     schemaVersion: num(row.schema_version),
     status: row.status,
-    snapshot: row.snapshot === null ? null : JSON.parse(row.snapshot),
+    snapshot: row.snapshot === null ? null : parseStored(row.snapshot, `stored snapshot of run ${row.run_id}`, decodeStored),
     version: num(row.version),
     owner: row.owner,
     leaseExpiresAt: row.lease_expires_at === null ? null : num(row.lease_expires_at),
     waitReason: row.wait_reason,
     outputText: row.output_text,
-    error: row.error === null ? null : JSON.parse(row.error),
+    error: row.error === null ? null : parseStored(row.error, `stored error of run ${row.run_id}`),
     lastSeq: num(row.last_seq),
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
@@ -47,15 +59,16 @@ export function rowToRecord(row: RunRow): RunRecord {
   return parsed.data;
 }
 
-/** Column values for a new run. */
-export function newRunColumns(run: NewRun, now: number): Record<string, unknown> {
+/** Column values for a new run, checked (`store_encoding`, `not_json`, `value_too_large`). */
+export function newRunColumns(run: NewRun, now: number, limit: number = MAX_STORED_BYTES): Record<string, unknown> {
+  checkNewRun(run);
   return {
     run_id: run.runId,
     graph_name: run.graphName,
     graph_hash: run.graphHash,
     schema_version: SNAPSHOT_SCHEMA_VERSION,
     status: run.status,
-    snapshot: run.snapshot === undefined || run.snapshot === null ? null : JSON.stringify(run.snapshot),
+    snapshot: run.snapshot === undefined || run.snapshot === null ? null : encodeStored(run.snapshot, 'snapshot', limit),
     version: 1,
     owner: run.owner,
     lease_expires_at: run.leaseExpiresAt,
@@ -79,14 +92,42 @@ const PATCH_COLUMNS: Record<keyof RunPatch, string> = {
   lastSeq: 'last_seq',
 };
 
-/** Column/value pairs for a patch (JSON fields serialized). */
-export function patchColumns(patch: RunPatch): Array<[string, unknown]> {
+/** Column/value pairs for a patch, checked, with JSON fields serialized (the snapshot with its value table). */
+export function patchColumns(patch: RunPatch, limit: number = MAX_STORED_BYTES, runId = ''): Array<[string, unknown]> {
+  checkPatch(patch);
   const out: Array<[string, unknown]> = [];
   for (const key of Object.keys(patch) as Array<keyof RunPatch>) {
     const value = patch[key];
     if (value === undefined) continue;
-    const json = key === 'snapshot' || key === 'error';
-    out.push([PATCH_COLUMNS[key], json && value !== null ? JSON.stringify(value) : value]);
+    const column = PATCH_COLUMNS[key];
+    let encoded: unknown = value;
+    if (key === 'snapshot' && value !== null) encoded = encodeStored(value, 'snapshot', limit);
+    if (key === 'error' && value !== null) encoded = encodeStored(value, 'error', limit);
+    out.push([column, encoded]);
   }
   return out;
+}
+
+/** Each event's data as stored JSON, checked (`store_encoding`, `not_json`, `value_too_large`). */
+export function encodeEvents(events: readonly StoredEvent[], limit: number = MAX_STORED_BYTES): string[] {
+  checkEventList(events);
+  return events.map((event, i) => {
+    checkEvent(event, `events[${i}]`);
+    return encodeStored(event.data, `event ${event.seq} (${event.type})`, limit);
+  });
+}
+
+/** A journal entry's value as stored JSON, checked like events. */
+export function encodeJournalValue(runId: string, step: number, key: string, value: unknown, limit: number = MAX_STORED_BYTES): string {
+  checkJournalKey(runId, step, key);
+  return encodeStored(value ?? null, `journal entry "${key}" (step ${step})`, limit);
+}
+
+/** Checks a store's `maxValueBytes` option. */
+export function checkValueLimit(store: string, limit: unknown): number {
+  if (limit === undefined) return MAX_STORED_BYTES;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1024 || limit > 512 * 1024 * 1024) {
+    throw new StoreError(`${store}: maxValueBytes must be an integer from 1024 to 536870912 (512 MiB); received ${String(limit)}`, { code: 'store_config' });
+  }
+  return limit;
 }

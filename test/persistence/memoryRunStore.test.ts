@@ -3,9 +3,11 @@ import { MemoryRunStore } from '../../src/index.js';
 import { runStoreContract } from './runStoreContract.js';
 import { durableContract } from '../graph/durable/durableContract.js';
 import { memoryTarget } from './storeTargets.js';
+import { storeEncodingContract } from './storeEncodingContract.js';
 
 runStoreContract('MemoryRunStore', memoryTarget);
 durableContract('MemoryRunStore', memoryTarget, { crossProcess: false });
+storeEncodingContract('MemoryRunStore', (options) => new MemoryRunStore(options));
 
 const newRun = (store: MemoryRunStore, runId: string) =>
   store.insertRun({ runId, graphName: 'g', graphHash: 'h', status: 'running', owner: null, leaseExpiresAt: null, snapshot: { n: 1, nested: { list: [1, 2] } } });

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { PostgresRunStore } from '../../src/index.js';
 import { runStoreContract } from './runStoreContract.js';
 import { durableContract } from '../graph/durable/durableContract.js';
-import { postgresTarget } from './storeTargets.js';
+import { PG_URL, postgresTarget } from './storeTargets.js';
+import { storeEncodingContract } from './storeEncodingContract.js';
 
 describe('PostgresRunStore', () => {
   runStoreContract('PostgresRunStore', postgresTarget);
   durableContract('PostgresRunStore', postgresTarget);
+  let schemas = 0;
+  storeEncodingContract('PostgresRunStore', (options) => new PostgresRunStore({ url: PG_URL, schema: `enc_${process.pid}_${Date.now().toString(36)}_${schemas++}`, max: 2, ...options }));
 });
 
 describe('PostgresRunStore configuration', () => {

@@ -6,9 +6,11 @@ import { SqliteRunStore, defaultSqliteFile, createStoreFromEnv, PostgresRunStore
 import { runStoreContract } from './runStoreContract.js';
 import { durableContract } from '../graph/durable/durableContract.js';
 import { sqliteTarget } from './storeTargets.js';
+import { storeEncodingContract } from './storeEncodingContract.js';
 
 runStoreContract('SqliteRunStore', sqliteTarget);
 durableContract('SqliteRunStore', sqliteTarget);
+storeEncodingContract('SqliteRunStore', (options) => new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-enc-')), 'runs.db'), ...options }));
 
 describe('SqliteRunStore configuration', () => {
   it('defaults to .switchboard/switchboard.db under the working directory, or SWITCHBOARD_DB', () => {

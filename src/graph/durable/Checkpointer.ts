@@ -7,6 +7,9 @@ import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { toStoredEvent } from './toStoredEvent.js';
+import { SwitchboardError, describeThrown } from '../../errors/SwitchboardError.js';
+import { StoreError } from '../../persistence/StoreError.js';
+import { assertStorable } from '../../persistence/storedJson.js';
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -16,6 +19,8 @@ export interface CheckpointerOptions {
   secrets: readonly string[];
   /** Called once when a write loses its compare-and-set (the run was cancelled or taken over elsewhere). */
   onFenced: (current: RunRecord | null) => void;
+  /** Called once when a write fails (a value too large or not JSON, a store that is down): the run should stop. */
+  onFailed?: (error: unknown) => void;
 }
 
 /**
@@ -70,12 +75,25 @@ export class Checkpointer implements TraceRecorder {
   /** Resolves when every write queued so far is done (one microtask later, so the current step's is included). */
   readonly barrier = (): Promise<void> => Promise.resolve().then(() => this.#chain);
 
-  /** Queues a checkpoint of the actor's current snapshot. Throws `not_json` synchronously if the state cannot be stored. */
+  /**
+   * Queues a checkpoint of the actor's current snapshot. Throws synchronously, as a typed error, when
+   * the state cannot be stored: `not_json` (a Map, a class instance, a cycle…) naming its key, or
+   * `value_too_large` for a value nested too deeply.
+   */
   checkpoint(actor: Actor<GraphMachine>): void {
-    // A finished machine's output repeats its context; the context alone is kept.
-    const { output: _output, ...snapshot } = actor.getPersistedSnapshot() as Record<string, unknown>;
-    assertJson(snapshot, 'snapshot');
     const context = actor.getSnapshot().context;
+    let snapshot: Record<string, unknown>;
+    try {
+      // A finished machine's output repeats its context; the context alone is kept.
+      const { output: _output, ...persisted } = actor.getPersistedSnapshot() as Record<string, unknown>;
+      snapshot = persisted;
+      assertJson(snapshot, 'snapshot');
+    } catch (error) {
+      if (error instanceof SwitchboardError) throw error;
+      // XState's own copy recurses without limit: a cycle or a very deep value overflows the stack there.
+      assertStorable(context, 'snapshot.context');
+      throw new StoreError(`the run's snapshot cannot be taken: ${describeThrown(error)}`, { code: 'store_encoding', cause: error });
+    }
     const status: StoredRunStatus = context.status;
     const secrets = this.#options.secrets;
     const stored = storableSnapshot(snapshot, secrets);
@@ -127,6 +145,8 @@ export class Checkpointer implements TraceRecorder {
         this.#version = next;
       } catch (error) {
         this.#failure = error;
+        clearInterval(this.#timer);
+        this.#options.onFailed?.(error);
       }
     });
   }

@@ -63,6 +63,8 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
       takenOver = current;
       local.abort();
     },
+    // A write that failed (a value too large, a store that went away) stops the run: nothing after it would be kept.
+    onFailed: () => local.abort(),
   });
   runtime.barrier = checkpointer.barrier;
   for (const event of options.earlyEvents ?? []) checkpointer.record(event);

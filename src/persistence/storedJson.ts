@@ -1,0 +1,232 @@
+import { StoreError } from './StoreError.js';
+
+/** The most bytes one stored value (a run's snapshot, one event, one journal entry) may take by default: 16 MiB. */
+export const MAX_STORED_BYTES = 16 * 1024 * 1024;
+
+/** How deeply a stored value may nest (objects and arrays inside each other). */
+export const MAX_STORED_DEPTH = 1000;
+
+/** Strings this long (and objects whose JSON is about this long) are stored once per snapshot, however often they appear. */
+export const SHARED_VALUE_MIN = 1024;
+
+/** Marks a value encoded with a value table (see {@link encodeStored}). */
+const TABLE_FORMAT = 'values/1';
+const FORMAT_KEY = '$switchboard';
+const REF = '$ref';
+const LITERAL = '$obj';
+
+const MIB = 1024 * 1024;
+const size = (bytes: number): string => (bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`);
+
+/** Why a value is not JSON, or null when it is (undefined counts as JSON: it is left out, as JSON.stringify does). */
+function notJson(value: unknown): string | null {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return null;
+    case 'number':
+      return Number.isFinite(value) ? null : String(value);
+    case 'object': {
+      if (value === null || Array.isArray(value)) return null;
+      const proto = Object.getPrototypeOf(value) as object | null;
+      return proto === Object.prototype || proto === null ? null : `a ${(value as object).constructor?.name ?? 'class instance'}`;
+    }
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** A key path short enough for a message (a deep one keeps its start and its end). */
+function shortPath(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 80)}…${path.slice(-60)}`;
+}
+
+/** What the first walk learns: how often each long string and each object appears, and each object's JSON size. */
+interface Census {
+  strings: Map<string, number>;
+  objects: Map<object, { count: number; bytes: number }>;
+  repeated: boolean;
+}
+
+/**
+ * Walks a value once: checks that it is JSON (no Map, Date, class instance, function, bigint,
+ * non-finite number or cycle; at most {@link MAX_STORED_DEPTH} levels) and counts repeats.
+ */
+function census(root: unknown, what: string): Census {
+  const found: Census = { strings: new Map(), objects: new Map(), repeated: false };
+  const onPath = new Set<object>();
+  const fail = (message: string, code: 'not_json' | 'value_too_large') => {
+    throw new StoreError(message, { code });
+  };
+  const visit = (value: unknown, depth: number, path: () => string): number => {
+    const at = () => shortPath(path());
+    if (typeof value === 'string') {
+      if (value.length >= SHARED_VALUE_MIN) {
+        const seen = found.strings.get(value) ?? 0;
+        if (seen > 0) found.repeated = true;
+        found.strings.set(value, seen + 1);
+      }
+      return value.length + 2;
+    }
+    const bad = notJson(value);
+    if (bad !== null) fail(`${at()} holds ${bad}, which JSON cannot represent; store plain objects, arrays, strings, finite numbers, booleans or null`, 'not_json');
+    if (value === null || typeof value !== 'object') return 8;
+    const known = found.objects.get(value);
+    if (known !== undefined) {
+      if (onPath.has(value)) fail(`${at()} refers back to itself (a cycle); JSON cannot represent cycles`, 'not_json');
+      known.count += 1;
+      found.repeated ||= known.bytes >= SHARED_VALUE_MIN;
+      return known.bytes;
+    }
+    if (depth > MAX_STORED_DEPTH) fail(`${at()} is nested more than ${MAX_STORED_DEPTH} levels deep; flatten it before storing it`, 'value_too_large');
+    const entry = { count: 1, bytes: 2 };
+    found.objects.set(value, entry);
+    onPath.add(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) entry.bytes += visit(value[i], depth + 1, () => `${at()}[${i}]`) + 1;
+    } else {
+      for (const key of Object.keys(value)) {
+        entry.bytes += key.length + 4 + visit((value as Record<string, unknown>)[key], depth + 1, () => `${at()}.${key}`);
+      }
+    }
+    onPath.delete(value);
+    return entry.bytes;
+  };
+  visit(root, 0, () => what);
+  return found;
+}
+
+/** The path and length of the longest string in a value, to say what made it too large. */
+function longestString(root: unknown, what: string): { path: string; length: number } | null {
+  let best: { path: string; length: number } | null = null;
+  const seen = new Set<object>();
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (typeof value === 'string') {
+      if (best === null || value.length > best.length) best = { path, length: value.length };
+      return;
+    }
+    if (value === null || typeof value !== 'object' || seen.has(value) || depth > MAX_STORED_DEPTH) return;
+    seen.add(value);
+    if (Array.isArray(value)) value.forEach((v, i) => visit(v, `${path}[${i}]`, depth + 1));
+    else for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], `${path}.${key}`, depth + 1);
+  };
+  visit(root, what, 0);
+  return best;
+}
+
+function tooLarge(root: unknown, what: string, bytes: number | null, limit: number): StoreError {
+  const longest = longestString(root, what);
+  const largest = longest !== null && longest.length >= SHARED_VALUE_MIN ? `; the largest part is ${shortPath(longest.path)} (${size(longest.length)})` : '';
+  const measured = bytes === null ? 'is larger than JavaScript can serialize' : `takes ${size(bytes)}`;
+  return new StoreError(`${what} ${measured}; a stored value may take at most ${size(limit)}${largest}. Keep large data (files, documents) outside the run and store a reference to it`, {
+    code: 'value_too_large',
+  });
+}
+
+/** Serializes and measures; a value over `limit` bytes is a `value_too_large` error naming its largest part. */
+function stringifyWithin(encoded: unknown, original: unknown, what: string, limit: number): string {
+  let text: string;
+  try {
+    text = JSON.stringify(encoded) ?? 'null';
+  } catch (cause) {
+    if (cause instanceof RangeError) throw tooLarge(original, what, null, limit);
+    throw new StoreError(`${what} cannot be serialized: ${(cause as Error).message}`, { code: 'store_encoding', cause });
+  }
+  // A string is at most 3 bytes per UTF-16 unit; only a text that could be over the limit is measured.
+  if (text.length * 3 > limit) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > limit) throw tooLarge(original, what, bytes, limit);
+  }
+  return text;
+}
+
+/**
+ * Checks that a value can be stored: JSON only (its key path named in a `not_json` error) and at
+ * most {@link MAX_STORED_DEPTH} levels deep (`value_too_large`).
+ */
+export function assertStorable(value: unknown, what: string): void {
+  census(value, what);
+}
+
+/**
+ * Serializes a JSON value for the store (a run's snapshot, an event, a journal entry), storing each
+ * long value once: when a string of {@link SHARED_VALUE_MIN}+ characters, or an object about that
+ * large, appears more than once (a reply that is also the next request, the last result and a
+ * state value), the text is `{"$switchboard":"values/1","values":[…],"value":…}` and every
+ * occurrence is `{"$ref":i}` (an object whose only key is `$ref` or `$obj` is written as
+ * `{"$obj":{…}}`). {@link decodeStored} gives back an equal value. A value that is not JSON is a
+ * `not_json` error naming its key path; one over `limit` bytes (after sharing) `value_too_large`.
+ */
+export function encodeStored(root: unknown, what: string, limit: number = MAX_STORED_BYTES): string {
+  const found = census(root, what);
+  // A value whose own top level looks like the table format is written in it, so it reads back as itself.
+  const clashes = typeof root === 'object' && root !== null && !Array.isArray(root) && FORMAT_KEY in root;
+  if (!found.repeated && !clashes) return stringifyWithin(root, root, what, limit);
+  const values: unknown[] = [];
+  const refs = new Map<unknown, number>();
+  const shared = (value: unknown): boolean => {
+    if (typeof value === 'string') return value.length >= SHARED_VALUE_MIN && (found.strings.get(value) ?? 0) > 1;
+    const entry = typeof value === 'object' && value !== null ? found.objects.get(value) : undefined;
+    return entry !== undefined && entry.count > 1 && entry.bytes >= SHARED_VALUE_MIN;
+  };
+  const encode = (value: unknown): unknown => {
+    if (shared(value)) {
+      let index = refs.get(value);
+      if (index === undefined) {
+        index = values.length;
+        refs.set(value, index);
+        values.push(null);
+        values[index] = typeof value === 'string' ? value : copy(value as object);
+      }
+      return { [REF]: index };
+    }
+    return value !== null && typeof value === 'object' ? copy(value) : value;
+  };
+  const copy = (value: object): unknown => {
+    if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : encode(v)));
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = encode(v);
+    }
+    const keys = Object.keys(out);
+    return keys.length === 1 && (keys[0] === REF || keys[0] === LITERAL) ? { [LITERAL]: out } : out;
+  };
+  const body = encode(root);
+  return stringifyWithin({ [FORMAT_KEY]: TABLE_FORMAT, values, value: body }, root, what, limit);
+}
+
+/** Parses a value written by {@link encodeStored} (or plain JSON written before it existed). */
+export function decodeStored(text: string): unknown {
+  const parsed = JSON.parse(text) as unknown;
+  if (typeof parsed !== 'object' || parsed === null || (parsed as Record<string, unknown>)[FORMAT_KEY] !== TABLE_FORMAT) return parsed;
+  const { values, value } = parsed as { values: unknown[]; value: unknown };
+  const decoded = new Map<number, unknown>();
+  const decoding = new Set<number>();
+  const ref = (index: unknown): unknown => {
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= values.length || decoding.has(index)) {
+      throw new StoreError(`stored value refers to table entry ${String(index)}, which its table does not hold (the row was changed outside Switchboard)`, {
+        code: 'store_corrupt',
+      });
+    }
+    if (!decoded.has(index)) {
+      decoding.add(index);
+      decoded.set(index, decode(values[index]));
+      decoding.delete(index);
+    }
+    return decoded.get(index);
+  };
+  const decode = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map(decode);
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === REF) return ref((value as Record<string, unknown>)[REF]);
+    const fields = keys.length === 1 && keys[0] === LITERAL ? ((value as Record<string, unknown>)[LITERAL] as Record<string, unknown>) : (value as Record<string, unknown>);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(fields)) out[key] = decode(fields[key]);
+    return out;
+  };
+  if (!Array.isArray(values)) throw new StoreError('stored value has a value table that is not a list', { code: 'store_corrupt' });
+  return decode(value);
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryRunStore, SqliteRunStore, StateGraph, SwitchboardError, type RunStore, type WorkflowContext } from '../../../src/index.js';
+
+const stores: RunStore[] = [];
+const sqlite = (maxValueBytes?: number) => {
+  const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-err-')), 'runs.db'), ...(maxValueBytes ? { maxValueBytes } : {}) });
+  stores.push(store);
+  return store;
+};
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+/** write → after; `after` counts its executions, which must stay 0 once a write failed. */
+function writer(write: (ctx: WorkflowContext) => void) {
+  const executed = { after: 0 };
+  const graph = new StateGraph({ name: 'writer' })
+    .addNode('write', (ctx) => {
+      write(ctx);
+      return 'written';
+    })
+    .addNode('after', () => {
+      executed.after += 1;
+      return 'after';
+    })
+    .start('write')
+    .addEdge('write', 'after');
+  return { graph, executed };
+}
+
+describe('a stored run whose state cannot be stored', () => {
+  it('fails with not_json naming the key of a circular value, runs nothing after it and stores the failure', async () => {
+    const store = sqlite();
+    const { graph, executed } = writer((ctx) => {
+      const order: Record<string, unknown> = { id: 'SO1' };
+      order.parent = order;
+      ctx.put('order', order);
+    });
+    const run = await graph.run('go', { store });
+    expect(run.status).toBe('failed');
+    expect(run.error).toBeInstanceOf(SwitchboardError);
+    expect(run.error?.code).toBe('not_json');
+    expect(run.error?.message).toMatch(/state\.order\.parent refers back to itself/);
+    expect(executed.after).toBe(0);
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'not_json' } });
+  });
+
+  it('fails with value_too_large over the store’s limit, runs nothing after it and stores the failure', async () => {
+    for (const store of [sqlite(64 * 1024), new MemoryRunStore({ maxValueBytes: 64 * 1024 })]) {
+      const { graph, executed } = writer((ctx) => ctx.put('document', 'word '.repeat(20_000)));
+      const run = await graph.run('go', { store });
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('value_too_large');
+      expect(run.error?.message).toMatch(/at most 64 KiB/);
+      expect(run.error?.message).toMatch(/document/);
+      expect(executed.after).toBe(0);
+      expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'value_too_large' } });
+    }
+  });
+
+  it('fails with value_too_large for a value nested thousands of levels deep, without overflowing the stack', async () => {
+    const store = sqlite();
+    const { graph } = writer((ctx) => {
+      let deep: unknown = 'bottom';
+      for (let i = 0; i < 100_000; i++) deep = { next: deep };
+      ctx.put('deep', deep);
+    });
+    const run = await graph.run('go', { store });
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('value_too_large');
+    expect(run.error?.message).toMatch(/nested more than 1000 levels/);
+  });
+
+  it('reports a store that throws plain errors as a typed failure of the run', async () => {
+    const inner = sqlite();
+    let writes = 0;
+    const flaky: RunStore = Object.assign(Object.create(Object.getPrototypeOf(inner) as object) as RunStore, {
+      insertRun: inner.insertRun.bind(inner),
+      getRun: inner.getRun.bind(inner),
+      listRuns: inner.listRuns.bind(inner),
+      renewLease: inner.renewLease.bind(inner),
+      listEvents: inner.listEvents.bind(inner),
+      getJournal: inner.getJournal.bind(inner),
+      putJournal: inner.putJournal.bind(inner),
+      sizeOf: inner.sizeOf.bind(inner),
+      close: inner.close.bind(inner),
+      updateRun: (...args: Parameters<RunStore['updateRun']>) => {
+        writes += 1;
+        if (writes === 2) throw new TypeError('socket hang up');
+        return inner.updateRun(...args);
+      },
+    });
+    const { graph, executed } = writer(() => {});
+    const run = await graph.run('go', { store: flaky });
+    expect(run.status).toBe('failed');
+    expect(run.error).toBeInstanceOf(SwitchboardError);
+    expect(run.error?.code).toBe('store_unavailable');
+    expect(run.error?.message).toMatch(/socket hang up/);
+    expect(executed.after).toBe(0);
+  });
+});
