@@ -29,7 +29,7 @@ function describe(value: object): string {
  */
 export function toStateValue(value: unknown): unknown {
   const open = new Set<object>();
-  const copy = (v: unknown, at: string, inArray: boolean): unknown => {
+  const copy = (v: unknown, at: string, inArray: boolean, depth = 0): unknown => {
     switch (typeof v) {
       case 'string':
       case 'boolean':
@@ -50,6 +50,8 @@ export function toStateValue(value: unknown): unknown {
     const isArray = Array.isArray(v) && proto === Array.prototype;
     if (!isArray && proto !== Object.prototype && proto !== null) throw new NotJsonValue({ at, what: describe(v) });
     if (open.has(v)) throw new NotJsonValue({ at, what: 'a reference back to itself (a cycle)' });
+    // Stored values nest at most 1,000 levels (MAX_STORED_DEPTH); deeper would also overflow the stack here.
+    if (depth > 1000) throw new NotJsonValue({ at: at.length > 160 ? `${at.slice(0, 80)}…${at.slice(-60)}` : at, what: 'objects nested more than 1000 levels deep (flatten it)' });
     if (Object.getOwnPropertySymbols(v).length > 0) throw new NotJsonValue({ at, what: 'a symbol-keyed property (JSON leaves it out)' });
     open.add(v);
     let out: unknown[] | Record<string, unknown>;
@@ -58,13 +60,13 @@ export function toStateValue(value: unknown): unknown {
       const items: unknown[] = new Array(list.length);
       for (let i = 0; i < list.length; i++) {
         if (!(i in list)) throw new NotJsonValue({ at: `${at}[${i}]`, what: 'a hole in an array (JSON turns it into null)' });
-        items[i] = copy(list[i], `${at}[${i}]`, true);
+        items[i] = copy(list[i], `${at}[${i}]`, true, depth + 1);
       }
       out = items;
     } else {
       const record: Record<string, unknown> = {};
       for (const key of Object.keys(v)) {
-        const item = copy((v as Record<string, unknown>)[key], `${at}.${key}`, false);
+        const item = copy((v as Record<string, unknown>)[key], `${at}.${key}`, false, depth + 1);
         if (item === undefined) continue;
         // `__proto__` as an own key (JSON.parse makes those) must stay a key, not become the prototype.
         if (key === '__proto__') Object.defineProperty(record, key, { value: item, enumerable: true, writable: true, configurable: true });

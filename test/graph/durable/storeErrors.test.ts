@@ -14,13 +14,16 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-/** write → after; `after` counts its executions, which must stay 0 once a write failed. */
-function writer(write: (ctx: WorkflowContext) => void) {
+/**
+ * write → after; `after` counts its executions, which must stay 0 once a write failed. `write` may
+ * return a raw response, which the snapshot holds as it is (state writes are checked when put).
+ */
+function writer(write: (ctx: WorkflowContext) => unknown) {
   const executed = { after: 0 };
   const graph = new StateGraph({ name: 'writer' })
     .addNode('write', (ctx) => {
-      write(ctx);
-      return 'written';
+      const rawResponse = write(ctx);
+      return rawResponse === undefined ? 'written' : { outputText: 'written', rawResponse };
     })
     .addNode('after', () => {
       executed.after += 1;
@@ -32,18 +35,18 @@ function writer(write: (ctx: WorkflowContext) => void) {
 }
 
 describe('a stored run whose state cannot be stored', () => {
-  it('fails with not_json naming the key of a circular value, runs nothing after it and stores the failure', async () => {
+  it('fails with not_json naming the key path of a circular value, runs nothing after it and stores the failure', async () => {
     const store = sqlite();
-    const { graph, executed } = writer((ctx) => {
+    const { graph, executed } = writer(() => {
       const order: Record<string, unknown> = { id: 'SO1' };
       order.parent = order;
-      ctx.put('order', order);
+      return { order };
     });
     const run = await graph.run('go', { store });
     expect(run.status).toBe('failed');
     expect(run.error).toBeInstanceOf(SwitchboardError);
     expect(run.error?.code).toBe('not_json');
-    expect(run.error?.message).toMatch(/state\.order\.parent refers back to itself/);
+    expect(run.error?.message).toMatch(/result\.rawResponse\.order\.parent refers back to itself/);
     expect(executed.after).toBe(0);
     expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'not_json' } });
   });
@@ -63,10 +66,10 @@ describe('a stored run whose state cannot be stored', () => {
 
   it('fails with value_too_large for a value nested thousands of levels deep, without overflowing the stack', async () => {
     const store = sqlite();
-    const { graph } = writer((ctx) => {
+    const { graph } = writer(() => {
       let deep: unknown = 'bottom';
       for (let i = 0; i < 100_000; i++) deep = { next: deep };
-      ctx.put('deep', deep);
+      return deep;
     });
     const run = await graph.run('go', { store });
     expect(run.status).toBe('failed');
