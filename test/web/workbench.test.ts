@@ -1,15 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore, startServer, type RunningServer } from '../../src/index.js';
 import { graphs, scenarios } from '../../machines/index.js';
 import { fixtureScenarios, lookupLoopGraph } from '../fixtures/workbenchGraphs.js';
-
-/** Debian's Chromium (`.ci/run` installs it). */
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+import { launchBrowser, type LaunchedBrowser } from '../support/launchBrowser.js';
 
 /**
  * The browser scenarios of the issue, on the customer-service graph: scenario 4 lights
@@ -32,18 +29,15 @@ const extraScenarios = fixtureScenarios;
 
 let server: RunningServer;
 let store: SqliteRunStore;
-let context: BrowserContext;
+let browser: LaunchedBrowser;
 let page: Page;
-let profile: string;
 let finishedRunId = '';
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` (.ci/run does)`);
   store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-web-')), 'runs.db') });
   server = await startServer({ store, graphs: [...graphs, ...extraGraphs], scenarios: [...scenarios, ...extraScenarios], scenarioRoot: 'machines', port: 0 });
-  profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1400, height: 1000 } });
-  page = await context.newPage();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
   page.on('pageerror', (error) => {
     throw error;
   });
@@ -52,10 +46,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.stop();
   await store?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 const node = (id: string) => `#graph [data-node-id="${id}"]`;
