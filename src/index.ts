@@ -87,10 +87,12 @@ export type {
 export type { Workflow } from './graph/Workflow.js';
 /** The compiled machine and its context, input and output. */
 export type { GraphMachine, GraphStateValue } from './graph/compileMachine.js';
-export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from './graph/GraphMachineContext.js';
+export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, WaitingInfo, WaitingSpecialist } from './graph/GraphMachineContext.js';
 
 /** A node that makes the run wait for a human reply. */
-export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions } from './graph/humanNode.js';
+export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions, type ReplyTo, type ReplyCheck } from './graph/humanNode.js';
+/** The human node a waiting run (or the specialist it waits for) waits at, from its persisted snapshot. */
+export { waitingHuman, type WaitingHuman } from './graph/waitingHuman.js';
 /** Continues a stored run: with a reply when it waits, without one when it was interrupted. */
 export { resumeRun, type ResumeEvent } from './graph/durable/resumeRun.js';
 /** Marks runs whose process died as interrupted and continues them. */
@@ -237,7 +239,9 @@ export { HandoffError, type HandoffErrorCode } from './errors/HandoffError.js';
 /** Splits a request into typed tasks and runs specialist subgraphs as parallel child actors. */
 export { Coordinator, type CoordinatorOptions, type TaskPlanner } from './coordinator/Coordinator.js';
 /** A coordinator task and a specialist's result. */
-export { CoordinatorTask, type TaskResult } from './coordinator/CoordinatorTask.js';
+export { CoordinatorTask, type TaskResult, type DispatchSummary } from './coordinator/CoordinatorTask.js';
+/** What a dispatch does when a specialist fails: onFailure, minCompleted, timeouts, retries. */
+export type { OnFailure, FailurePolicy } from './coordinator/FailurePolicy.js';
 /** Nodes that compile themselves into XState (the coordinator's dispatch node is one). */
 export { COMPILE_NODE, isCompilableNode, type CompilableNode, type NodeCompileScope, type CompiledNodeState } from './graph/CompilableNode.js';
 /** A run's place in its trace. */

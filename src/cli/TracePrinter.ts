@@ -66,7 +66,11 @@ export class TracePrinter {
         if (lane) this.#out(`${pad}┌ specialist ${String(e.graph)}: ${excerpt((e.request as { input?: string }).input, 60)}`);
         return;
       case 'specialist.completed':
-        return this.#out(`${pad}  ⇲ ${String(e.kind)}[${Number(e.index) + 1}] ${String(e.status)}${e.needsHuman ? ' (needs a person)' : ''}`);
+        return this.#out(`${pad}  ⇲ ${String(e.kind)}[${Number(e.index) + 1}] ${String(e.status)}${e.needsHuman ? ' (needs a person)' : ''}${e.status !== 'completed' && e.reason ? `: ${excerpt(String(e.reason), 80)}` : ''}`);
+      case 'specialist.retrying':
+        return this.#out(`${pad}  ↻ ${String(e.kind)}[${Number(e.index) + 1}] attempt ${String(e.attempt)}: ${excerpt(String(e.reason), 80)}`);
+      case 'specialist.waiting':
+        return this.#out(`${pad}  ⏸ ${String(e.kind)}[${Number(e.index) + 1}] waits at ${String(e.waitsAt)}`);
       case 'tool.call':
       case 'mcp.call':
         if (this.#verbose) this.#out(`${pad}    · ${event.type} ${excerpt(JSON.stringify({ ...e, type: undefined, runId: undefined, seq: undefined, at: undefined, traceId: undefined, spanId: undefined, parentSpanId: undefined, path: undefined, nodeId: undefined }), 80)}`);

@@ -265,7 +265,7 @@ export class JoinSteps {
       this.#setPhase(index, 'waiting');
       this.disarm(index, true);
       const task = this.#ctx.tasks[index]!;
-      this.#emit({ type: 'specialist.waiting', index, kind: task.kind, specialistRunId: this.#runIdOf(index), at: waiting.nodeId, reason: waiting.reason });
+      this.#emit({ type: 'specialist.waiting', index, kind: task.kind, specialistRunId: this.#runIdOf(index), waitsAt: waiting.nodeId, reason: waiting.reason });
     } else if (waiting === null && slot.phase === 'waiting') {
       this.#setPhase(index, 'running');
       if (this.#ctx.asked === index) this.#ctx.asked = null;
