@@ -22,7 +22,6 @@ interface Held {
   record: Omit<RunRecord, 'snapshot' | 'error'>;
   snapshot: string | null;
   error: string | null;
-  journal: Map<string, string>;
 }
 
 /** One stored event, its data kept as JSON text. */
@@ -50,6 +49,8 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, Held>();
   /** Event logs by the events' own run id, as the SQL stores key them (a log may exist without its run row). */
   readonly #events = new Map<string, { events: HeldEvent[]; seqs: Set<number> }>();
+  /** Journal entries by run id (a specialist's are under its own run id, which has no run row), then step and key. */
+  readonly #journal = new Map<string, Map<string, string>>();
   /** Finished run ids in the order they finished (a Set keeps insertion order). */
   readonly #finished = new Set<string>();
   readonly #now: () => number;
@@ -91,7 +92,6 @@ export class MemoryRunStore implements RunStore {
       },
       snapshot,
       error: null,
-      journal: new Map(),
     });
     this.#noteFinished(run.runId, run.status);
     return (await this.getRun(run.runId))!;
@@ -168,17 +168,16 @@ export class MemoryRunStore implements RunStore {
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {
-    const value = this.#runs.get(runId)?.journal.get(journalKey(step, key));
+    const value = this.#journal.get(runId)?.get(journalKey(step, key));
     return value === undefined ? undefined : { value: parseStored(value, `journal entry "${key}" of run ${runId}`, decodeStored) };
   }
 
   async putJournal(runId: string, step: number, key: string, value: unknown): Promise<void> {
     const text = encodeJournalValue(runId, step, key, value, this.#limit);
-    const held = this.#runs.get(runId);
-    // The SQL stores keep journal rows of any run id; a memory journal lives with its run.
-    if (held === undefined) return;
+    let journal = this.#journal.get(runId);
+    if (journal === undefined) this.#journal.set(runId, (journal = new Map()));
     const k = journalKey(step, key);
-    if (!held.journal.has(k)) held.journal.set(k, text);
+    if (!journal.has(k)) journal.set(k, text);
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
@@ -188,14 +187,18 @@ export class MemoryRunStore implements RunStore {
     let eventBytes = 0;
     for (const e of this.#events.get(runId)?.events ?? []) eventBytes += bytes(e.data);
     let journalBytes = 0;
-    for (const value of held.journal.values()) journalBytes += bytes(value);
+    for (const value of this.#journal.get(runId)?.values() ?? []) journalBytes += bytes(value);
     return { snapshotBytes: bytes(held.snapshot), eventBytes, journalBytes };
   }
 
-  /** Forgets a run, its events and its journal; false if there was no such run. */
+  /** Forgets a run, its events and its journal (its specialists' too); false if there was no such run. */
   deleteRun(runId: string): boolean {
     this.#finished.delete(runId);
-    this.#events.delete(runId);
+    for (const map of [this.#events, this.#journal]) {
+      map.delete(runId);
+      // Specialists' entries are under `<run>/<kind>[n]` ids.
+      for (const id of map.keys()) if (id.startsWith(`${runId}/`)) map.delete(id);
+    }
     return this.#runs.delete(runId);
   }
 
@@ -203,6 +206,7 @@ export class MemoryRunStore implements RunStore {
   async close(): Promise<void> {
     this.#runs.clear();
     this.#events.clear();
+    this.#journal.clear();
     this.#finished.clear();
   }
 

@@ -83,6 +83,13 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       expect(await store.getJournal('j', 4, 'nothing')).toEqual({ value: null });
     });
 
+    it("keeps a specialist's journal under its own run id, which has no run row", async () => {
+      await newRun('parent');
+      await store.putJournal('parent/tool[1]', 2, 'charge', { receipt: 'R9' });
+      expect(await store.getJournal('parent/tool[1]', 2, 'charge')).toEqual({ value: { receipt: 'R9' } });
+      expect(await store.getJournal('parent', 2, 'charge')).toBeUndefined();
+    });
+
     it('renews a lease only for its owner, without bumping the version', async () => {
       await newRun('lease');
       expect(await store.renewLease('lease', 'me', 9_000)).toBe(true);
