@@ -116,7 +116,22 @@ export interface HumanReplyEvent {
 }
 
 /** Every event a graph machine accepts. */
-export type GraphMachineEvent = CancelEvent | HumanReplyEvent;
+export type GraphMachineEvent = CancelEvent | HumanReplyEvent | NodeDoneEvent | NodeErrorEvent;
+
+/**
+ * A node's actor finished (XState's done event for the invoke whose id is the node id). The engine
+ * never sends it; it is typed so path tests can drive a machine with it (see `graphPaths`).
+ */
+export interface NodeDoneEvent {
+  type: `xstate.done.actor.${string}`;
+  output: NodeActorOutput;
+}
+
+/** A node's actor threw (XState's error event for the node's invoke); typed for path tests like {@link NodeDoneEvent}. */
+export interface NodeErrorEvent {
+  type: `xstate.error.actor.${string}`;
+  error: unknown;
+}
 
 /** What a node actor receives (persisted with the snapshot while the node is in flight). */
 export interface NodeActorInput {

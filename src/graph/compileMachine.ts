@@ -60,6 +60,21 @@ function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
   };
 }
 
+/**
+ * A node of a graph's model (see {@link compileModel}): no actor; it leaves on the done (or error)
+ * event its actor would send, so every node of the model, a coordinator's too, moves on events alone.
+ */
+function modelNodeState(spec: GraphSpec, node: CompiledNode, root: string) {
+  const params = { nodeId: node.id, key: node.key };
+  return {
+    entry: [{ type: 'enterNode', params }],
+    on: {
+      [`xstate.done.actor.${node.id}`]: hops(spec, node, root, 'completeNode'),
+      [`xstate.error.actor.${node.id}`]: { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
+    },
+  };
+}
+
 /** A human node: no actor; the run waits until a `human.reply` event, then routes from here. */
 function humanState(spec: GraphSpec, node: CompiledNode, root: string) {
   const params = { nodeId: node.id, key: node.key };
@@ -127,7 +142,7 @@ const choiceOf = (context: GraphMachineContext, event: object): RouteChoice | nu
  * in priority order; human nodes wait for a `human.reply` event instead. Final states: completed,
  * maxSteps, failed, cancelled.
  */
-function buildMachine(spec: GraphSpec) {
+function buildMachine(spec: GraphSpec, model = false) {
   const machineId = stateKey(spec.name);
   const root = `#${machineId}`;
   const actors: Record<string, AnyActorLogic> = {};
@@ -137,6 +152,8 @@ function buildMachine(spec: GraphSpec) {
   for (const node of spec.nodes) {
     if (isHumanNode(node.node)) {
       states[node.key] = humanState(spec, node, root);
+    } else if (model) {
+      states[node.key] = modelNodeState(spec, node, root);
     } else if (isCompilableNode(node.node)) {
       const params = { nodeId: node.id, key: node.key };
       const own = node.node[COMPILE_NODE]({
@@ -156,7 +173,7 @@ function buildMachine(spec: GraphSpec) {
     }
   }
   for (const name of FINAL_STATES) {
-    states[name] = { type: 'final', entry: [{ type: 'finish', params: { status: FINAL_STATUS[name] } }] };
+    states[name] = { type: 'final', entry: [{ type: 'recordFinalStatus', params: { status: FINAL_STATUS[name] } }] };
   }
 
   const machine = setup({
@@ -187,8 +204,8 @@ function buildMachine(spec: GraphSpec) {
       return context;
     },
     initial: spec.start === null ? 'completed' : spec.start.key,
-    entry: 'startRun' as never,
-    on: { 'workflow.cancel': { target: '.cancelled', actions: 'cancelNode' as never } },
+    entry: 'reportRunStarted' as never,
+    on: { 'workflow.cancel': { target: '.cancelled', actions: 'reportNodeCancelled' as never } },
     // Built dynamically from the graph; XState cannot type-check a config it has not seen.
     states: states as never,
     output: ({ context }) => toOutput(context),
@@ -204,6 +221,30 @@ export function compileMachine(spec: GraphSpec): GraphMachine {
   const machine = buildMachine(spec);
   registerSpec(machine, spec);
   return machine as unknown as GraphMachine;
+}
+
+const models = new WeakMap<GraphSpec, GraphMachine>();
+
+/**
+ * The graph's model: the same states, hops, guards and actions as its machine, but no `invoke` —
+ * each node waits for the done (or error) event its actor would send, and a coordinator is one
+ * such node. What `createTestModel` accepts (it refuses machines that invoke actors); its events
+ * are those of the machine, so a path found on the model drives the machine step by step too.
+ */
+export function compileModel(spec: GraphSpec): GraphMachine {
+  let model = models.get(spec);
+  if (model === undefined) {
+    model = buildMachine(spec, true) as unknown as GraphMachine;
+    registerSpec(model, spec);
+    models.set(spec, model);
+  }
+  return model;
+}
+
+/** True for a machine made by {@link compileModel}. */
+export function isGraphModel(machine: object): boolean {
+  const spec = findSpec(machine);
+  return spec !== undefined && models.get(spec) === machine;
 }
 
 /** The validated graph a machine was compiled from (for hashing and resuming). */

@@ -50,7 +50,7 @@ export function machineActions(spec: GraphSpec) {
   const settle = settleStep;
 
   return {
-    startRun: assign(({ context, self }: Args) => {
+    reportRunStarted: assign(({ context, self }: Args) => {
       const runtime = runtimeOf(self);
       if (runtime.listening) runtime.emit(context.runId, { type: 'run.started', graph: context.graph, request: context.request });
       return {};
@@ -140,13 +140,13 @@ export function machineActions(spec: GraphSpec) {
       reportHop(runtimeOf(self), context, spec.byKey.get(key)!, context.decision!, outcome);
     },
 
-    cancelNode: ({ context, self }: Args) => {
+    reportNodeCancelled: ({ context, self }: Args) => {
       const runtime = runtimeOf(self);
       if (runtime.listening && context.inFlight !== null) {
         runtime.emit(context.runId, { type: 'node.cancelled', nodeId: context.inFlight, step: context.steps });
       }
     },
 
-    finish: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
+    recordFinalStatus: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
   };
 }

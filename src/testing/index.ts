@@ -11,3 +11,17 @@ export {
   type FakeFailure,
   type FakeRequest,
 } from './FakeOpenAIServer.js';
+/** Path tests for a graph with `@xstate/graph`: generated paths with their hops, and the hops no path covers. */
+export {
+  graphPaths,
+  graphPathOptions,
+  graphPathEvents,
+  graphStateKey,
+  graphHops,
+  uncoveredHops,
+  type GraphPath,
+  type GraphHop,
+  type GraphPathOptions,
+} from './graphPaths.js';
+/** A graph's machine without invoked actors, for `createTestModel`. */
+export { graphModel } from './graphModel.js';

@@ -59,7 +59,7 @@ describe('machineToJson', () => {
     expect(json).toMatchObject({ format: 'switchboard.machine', version: 1, id: 'support' });
     expect(json.actors).toEqual(['classify', 'rag', 'tool%2Eexecute', 'review']);
     expect(json.guards).toEqual(['fuseSpent', 'routeFailed', 'routedTo', 'validReply']);
-    expect(json.actions).toEqual(expect.arrayContaining(['startRun', 'enterNode', 'completeNode', 'failNode', 'enterWaiting', 'completeHuman', 'finish']));
+    expect(json.actions).toEqual(expect.arrayContaining(['reportRunStarted', 'enterNode', 'completeNode', 'failNode', 'enterWaiting', 'completeHuman', 'recordFinalStatus', 'reportNodeCancelled']));
     const machine = json.machine as {
       context: string;
       initial: string;
