@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Coordinator, END, StateGraph, type CoordinatorOptions, type TaskResult, type WorkflowEvent } from '../../src/index.js';
+import { Coordinator, END, MemoryRunStore, StateGraph, type CoordinatorOptions, type TaskResult, type WorkflowEvent } from '../../src/index.js';
 
 /** A specialist that does what its input says: `ok`, `fail`, `hang` (until aborted), or `flaky:N` (fails N times, then answers). */
 function actor(record: { aborted: string[]; attempts: Map<string, number> }) {
@@ -140,5 +140,31 @@ describe('coordinator failure policy', () => {
     const bad = await setup({}, [{ input: 'ok', timeoutMs: -5 }]).run();
     expect(bad.error).toMatchObject({ code: 'invalid_tasks' });
     expect(bad.error?.message).toMatch(/timeoutMs/);
+  });
+});
+
+describe('a retried task in a stored run', () => {
+  it('replays the side effects its failed attempt journaled instead of repeating them', async () => {
+    const charges: string[] = [];
+    let attempts = 0;
+    const payer = new StateGraph({ name: 'payer' })
+      .addNode('pay', async (ctx) => {
+        attempts += 1;
+        const receipt = await ctx.once('charge', (key) => (charges.push(key), `R-${charges.length}`));
+        if (attempts === 1) throw new Error('the confirmation step failed');
+        return `paid with ${receipt}`;
+      })
+      .start('pay');
+    const coordinator = new Coordinator({ specialists: { payer }, retries: 1 });
+    const graph = new StateGraph({ name: 'retry-journal' })
+      .addNode('plan', coordinator.planNode(() => [{ kind: 'payer', input: 'SO1' }]))
+      .addNode('dispatch', coordinator.dispatchNode())
+      .start('plan')
+      .addEdge('plan', 'dispatch');
+    const store = new MemoryRunStore();
+    const run = await graph.run('x', { store });
+    expect(results(run).map(brief)).toEqual([['completed', null, 2]]);
+    expect(results(run)[0]!.outputText).toBe('paid with R-1');
+    expect(charges).toHaveLength(1);
   });
 });
