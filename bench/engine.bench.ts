@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Implementation } from './impl/Implementation.js';
 import { implementationKeys, implementationLoaders, type ImplementationKey } from './impl/implementations.js';
-import { concurrently, interleaved, median } from './measure.js';
+import { concurrently, interleaved, median, pairedRatios } from './measure.js';
 import { measureMemory } from './memory.js';
 import { resultsFile, resultTables, type BenchResults } from './report.js';
 
@@ -58,6 +58,20 @@ const batchMs = await interleaved(
   },
 );
 
+const TYPED_PAIRS = 31;
+const TYPED_LOOP_STEPS = 2_000;
+log(`(c) typed state against untyped: ${TYPED_PAIRS} back-to-back pairs of a ${TYPED_LOOP_STEPS}-step loop`);
+const pairWorkload = { loopSteps: TYPED_LOOP_STEPS, chainLength: CHAIN_LENGTH };
+const untypedPair = (await implementationLoaders.switchboard())(pairWorkload);
+const typedPair = (await implementationLoaders.switchboardTyped())(pairWorkload);
+for (let i = 0; i < 3; i++) await Promise.all([untypedPair.loop(), typedPair.loop()]);
+const typedRatios = await pairedRatios(
+  async () => expect(untypedPair, 'loop', [await untypedPair.loop()], TYPED_LOOP_STEPS),
+  async () => expect(typedPair, 'loop', [await typedPair.loop()], TYPED_LOOP_STEPS),
+  TYPED_PAIRS,
+);
+log(`  typed ÷ untyped per pair: median ${median(typedRatios).toFixed(3)}, range ${Math.min(...typedRatios).toFixed(3)}–${Math.max(...typedRatios).toFixed(3)}`);
+
 log(`(b) memory: ${MEMORY_REPETITIONS} child processes per implementation, one at a time`);
 const memory = await measureMemory(
   implementationKeys,
@@ -89,6 +103,7 @@ const results: BenchResults = {
   memoryRepetitions: MEMORY_REPETITIONS,
   loopMs,
   batchMs,
+  typed: { pairs: TYPED_PAIRS, loopSteps: TYPED_LOOP_STEPS, ratios: typedRatios },
   memory,
   versions: {
     switchboard: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,

@@ -65,3 +65,23 @@ export async function interleaved<K extends string>(
 export function concurrently<T>(count: number, task: () => Promise<T>): Promise<T[]> {
   return Promise.all(Array.from({ length: count }, task));
 }
+
+/**
+ * A paired comparison for a small difference on a shared, noisy machine: `pairs` times, `a` and
+ * `b` run back to back (in alternating order), and the ratio b ÷ a of each pair is kept. Load that
+ * drifts over seconds hits both halves of a pair alike, so the median ratio stays steady where
+ * medians taken separately do not.
+ */
+export async function pairedRatios(a: () => Promise<unknown>, b: () => Promise<unknown>, pairs: number): Promise<number[]> {
+  const ratios: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      const ta = await timeOnce(a);
+      ratios.push((await timeOnce(b)) / ta);
+    } else {
+      const tb = await timeOnce(b);
+      ratios.push(tb / (await timeOnce(a)));
+    }
+  }
+  return ratios;
+}

@@ -16,6 +16,8 @@ export interface BenchResults {
   /** Milliseconds per batch of concurrent chain runs, one per round. */
   batchMs: Record<ImplementationKey, number[]>;
   memory: Record<ImplementationKey, MemorySample[]>;
+  /** Typed ÷ untyped time of back-to-back pairs of a shorter loop (the paired measurement of the typed-state overhead). */
+  typed: { pairs: number; loopSteps: number; ratios: number[] };
   versions: Record<string, string>;
   seconds: number;
   /** 1-minute load average when the benchmark started (the machine may be shared). */
@@ -66,6 +68,10 @@ export function resultTables(r: BenchResults): string {
   const lgStep = perStep('langgraph') / perStep('switchboard');
   const sbBatch = batch('switchboard') / batch('xstate');
   const lgBatch = batch('langgraph') / batch('switchboard');
+  const typedBatch = batch('switchboardTyped') / batch('switchboard');
+  const typedPaired = median(r.typed.ratios);
+  const sortedRatios = [...r.typed.ratios].sort((x, y) => x - y);
+  const quartile = (q: number) => sortedRatios[Math.min(sortedRatios.length - 1, Math.floor(q * sortedRatios.length))]!;
   return [
     `### (a) Per step: 2-node loop, ${r.loopSteps.toLocaleString('en')} steps per run (median of ${r.rounds} interleaved rounds)`,
     '',
@@ -82,6 +88,10 @@ export function resultTables(r: BenchResults): string {
       `LangGraph / Switchboard = ${times(lgStep)} (target ≥ 10×: ${verdict(lgStep >= 10)})`,
     `- ${r.concurrency.toLocaleString('en')} concurrent: Switchboard / bare XState = ${times(sbBatch)}; LangGraph / Switchboard = ${times(lgBatch)}; ` +
       `peak RSS LangGraph / Switchboard = ${times(mem('langgraph', (s) => s.peakRss) / mem('switchboard', (s) => s.peakRss))}`,
+    `- Typed state (a zod schema checked at every put) ÷ untyped state, per step: ${fixed(typedPaired, 3)}× ` +
+      `(median of ${r.typed.pairs} back-to-back pairs of a ${r.typed.loopSteps.toLocaleString('en')}-step loop, quartiles ${fixed(quartile(0.25), 3)}–${fixed(quartile(0.75), 3)}; ` +
+      `target ≤ 1.10×: ${verdict(typedPaired <= 1.1)}); ${times(perStep('switchboardTyped') / perStep('switchboard'))} from the separate medians of (a), ` +
+      `${times(typedBatch)} for the ${r.concurrency.toLocaleString('en')} concurrent chains of (b)`,
   ].join('\n');
 }
 
@@ -101,18 +111,23 @@ compare ratios, not absolute times, across machines.
 - ${Object.entries(r.versions).map(([name, version]) => `${name} ${version}`).join(', ')}
 - Source: ${r.source}
 - Whole benchmark: ${fixed(r.seconds, 0)} s; 1-minute load average ${fixed(r.loadAtStart, 2)} at the start, ${fixed(loadavg()[0] ?? 0, 2)} at the end
-  (above 0 means other processes shared the ${cpu.length} cores; the interleaved rounds spread that noise over all four)
+  (above 0 means other processes shared the ${cpu.length} cores; the interleaved rounds spread that noise over all of them)
 
 ## Method
 
-- Four implementations of the same graphs, each built once: a plain async while loop; a bare XState v5
+- Five implementations of the same graphs, each built once: a plain async while loop; a bare XState v5
   machine (node state invoking a \`fromPromise\` actor, \`onDone\` assigns into context and goes to a
   routing state of guarded \`always\` transitions, step-count fuse); Switchboard (\`new StateGraph()\`,
-  \`ctx.put/get\`, \`graph.run()\`); LangGraph.js (\`StateGraph\` with an annotated state, \`invoke()\`,
+  \`ctx.put/get\`, \`graph.run()\`); Switchboard with a declared state (\`state: { count: z.number().int().nonnegative() }\`,
+  so every put is checked by zod as well as for JSON; the untyped row checks JSON only); LangGraph.js (\`StateGraph\` with an annotated state, \`invoke()\`,
   no checkpointer, \`recursionLimit\` raised). Every node body reads a counter and writes it plus one;
   every run's final counter is checked.
 - (a) The loop a → b → a … ends when the counter reaches ${r.loopSteps.toLocaleString('en')} (both routers check it;
   Switchboard's \`maxSteps\` and the bare machine's fuse are set to the same number).
+- (c) Typed ÷ untyped state: the two Switchboard rows differ by one zod check per put, far less than
+  the noise of a shared machine between rounds, so that ratio is also measured in ${r.typed.pairs} pairs run back
+  to back (order alternating, a GC before each) on a ${r.typed.loopSteps.toLocaleString('en')}-step loop; the median of the per-pair
+  ratios is the figure the target is checked against.
 - Timing: one process; one warm-up round, then ${r.rounds} rounds, each running every implementation once, in
   an order rotated each round; a full GC before each timed task; the median is reported.
 - Memory: for each implementation, ${r.memoryRepetitions} child processes (one at a time, \`--expose-gc\`) that import

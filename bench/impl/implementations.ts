@@ -8,6 +8,7 @@ export const implementationLoaders = {
   plain: async () => (await import('./plainLoop.js')).plainLoop,
   xstate: async () => (await import('./bareXState.js')).bareXState,
   switchboard: async () => (await import('./switchboard.js')).switchboard,
+  switchboardTyped: async () => (await import('./switchboardTyped.js')).switchboardTyped,
   langgraph: async () => (await import('./langGraph.js')).langGraph,
 } satisfies Record<string, () => Promise<ImplementationFactory>>;
 
