@@ -35,6 +35,8 @@ export { serializeSnapshot, assertJson } from './graph/assertJson.js';
 /** Narrows a workflow event to one of the engine's event types. */
 export { isEngineEvent } from './graph/WorkflowEvent.js';
 
+/** Every error code Switchboard uses, as a list. */
+export { SWITCHBOARD_ERROR_CODES } from './errors/SwitchboardError.js';
 /** The base class of every Switchboard error. */
 export { SwitchboardError, type SwitchboardErrorCode, type ErrorFault, type SerializedError } from './errors/SwitchboardError.js';
 /** A graph or workflow was defined or configured wrongly. */

@@ -1,71 +1,76 @@
 /**
- * Machine-readable error codes. Each names what went wrong, not where it was thrown.
+ * Every machine-readable error code, as a list (for checks at run time). Each names what went
+ * wrong, not where it was thrown.
  */
-export type SwitchboardErrorCode =
-  | 'graph_definition'
-  | 'node_failed'
-  | 'invalid_node_result'
-  | 'route_failed'
-  | 'route_unmatched'
-  | 'node_not_found'
-  | 'run_cancelled'
-  | 'run_waiting'
-  | 'not_json'
+export const SWITCHBOARD_ERROR_CODES = [
+  'graph_definition',
+  'node_failed',
+  'invalid_node_result',
+  'route_failed',
+  'route_unmatched',
+  'node_not_found',
+  'run_cancelled',
+  'run_waiting',
+  'not_json',
   // Shared state writes (StateValidationError).
-  | 'state_invalid'
-  | 'state_not_json'
-  | 'state_undeclared'
+  'state_invalid',
+  'state_not_json',
+  'state_undeclared',
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
-  | 'callback_failed'
+  'callback_failed',
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.
-  | 'value_too_large'
-  | 'store_encoding'
-  | 'store_config'
-  | 'store_corrupt'
-  | 'store_unavailable'
-  | 'run_not_found'
-  | 'run_conflict'
-  | 'run_not_waiting'
-  | 'run_finished'
-  | 'graph_changed'
-  | 'snapshot_version'
-  | 'invalid_reply'
-  | 'invalid_input'
-  | 'invalid_tasks'
+  'value_too_large',
+  'store_encoding',
+  'store_config',
+  'store_corrupt',
+  'store_unavailable',
+  'run_not_found',
+  'run_conflict',
+  'run_not_waiting',
+  'run_finished',
+  'graph_changed',
+  'snapshot_version',
+  'invalid_reply',
+  'invalid_input',
+  'invalid_tasks',
   // Coordinator failure policy: a specialist failed (onFailure 'fail'), too few completed, a task timed out.
-  | 'specialist_failed'
-  | 'too_few_completed'
-  | 'task_timeout'
-  | 'internal'
+  'specialist_failed',
+  'too_few_completed',
+  'task_timeout',
+  'internal',
   // Tracing and inspection.
-  | 'inspector_unavailable'
+  'inspector_unavailable',
   // Agents, tools and models.
-  | 'agent_definition'
-  | 'session_busy'
-  | 'max_iterations'
-  | 'agent_failed'
-  | 'model_error'
-  | 'rate_limited'
-  | 'model_retries_exhausted'
-  | 'timeout'
-  | 'structured_output_invalid'
-  | 'tool_failed'
-  | 'tool_timeout'
-  | 'tool_not_allowed'
-  | 'invalid_tool_arguments'
-  | 'handoff_denied'
-  | 'handoff_depth'
-  | 'handoff_failed'
-  | 'handoff_timeout'
-  | 'script_mismatch'
+  'agent_definition',
+  'session_busy',
+  'max_iterations',
+  'agent_failed',
+  'model_error',
+  'rate_limited',
+  'model_retries_exhausted',
+  'timeout',
+  'structured_output_invalid',
+  'tool_failed',
+  'tool_timeout',
+  'tool_not_allowed',
+  'invalid_tool_arguments',
+  'handoff_denied',
+  'handoff_depth',
+  'handoff_failed',
+  'handoff_timeout',
+  'script_mismatch',
   // The workbench server.
-  | 'server_config'
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'unsupported_media_type'
-  | 'misdirected_request';
+  'server_config',
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'unsupported_media_type',
+  'misdirected_request',
+] as const;
+
+/** Machine-readable error codes. Each names what went wrong, not where it was thrown. */
+export type SwitchboardErrorCode = (typeof SWITCHBOARD_ERROR_CODES)[number];
 
 /** Who is at fault: the caller's code or input, Switchboard itself, or a model. */
 export type ErrorFault = 'user' | 'system' | 'model';
@@ -112,19 +117,29 @@ export interface SerializedError {
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof SwitchboardError) return error.toJSON();
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, code: typeof code === 'string' ? code : 'error', message: error.message };
+    try {
+      const code = (error as { code?: unknown }).code;
+      return { name: String(error.name), code: typeof code === 'string' ? code : 'error', message: describeThrown(error) };
+    } catch {
+      return { name: 'Error', code: 'error', message: describeThrown(error) };
+    }
   }
   return { name: 'Error', code: 'error', message: describeThrown(error) };
 }
 
 /** A short human description of a thrown value, whatever its type. */
 export function describeThrown(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
+  // Whatever was thrown may have getters that throw or no prototype at all: this never throws.
   try {
+    if (error instanceof Error) return String(error.message);
+    if (typeof error === 'string') return error;
+    if (typeof error === 'symbol' || typeof error === 'bigint') return error.toString();
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      return error instanceof Error ? 'an Error whose message cannot be read' : `a thrown ${typeof error} that cannot be described`;
+    }
   }
 }

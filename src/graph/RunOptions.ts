@@ -75,10 +75,17 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** Turns `run()`'s input into a request: a string becomes `{ input: string }`. */
 export function toRequest(input: string | AgentRequest): AgentRequest {
   if (typeof input === 'string') return { input };
-  if (input === null || typeof input !== 'object' || !('input' in input)) {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || !('input' in input)) {
     throw new GraphDefinitionError(
       `run input must be a string or an AgentRequest { input, metadata? }; received ${describeValue(input)}`,
     );
+  }
+  const metadata = (input as { metadata?: unknown }).metadata;
+  if (metadata !== undefined) {
+    const proto = metadata !== null && typeof metadata === 'object' ? (Object.getPrototypeOf(metadata) as unknown) : undefined;
+    if (proto !== Object.prototype && proto !== null) {
+      throw new GraphDefinitionError(`run input metadata must be a plain object of JSON values, or absent; received ${describeValue(metadata)}`);
+    }
   }
   return input;
 }

@@ -9,6 +9,8 @@ import type { Workflow } from './Workflow.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { checkGraphOptions, checkNode } from './checkDefinition.js';
+import { describeValue } from './RunOptions.js';
 import { StateModel } from '../state/StateModel.js';
 
 /** The id a node gets in `path`: its `name` when it has a non-blank one, else `step-<n>`. */
@@ -34,15 +36,17 @@ export class SequentialWorkflow implements Workflow {
   #machine: GraphMachine | null = null;
 
   constructor(options: { name?: string } = {}) {
-    this.name = options.name ?? 'sequential';
+    checkGraphOptions(options, ['name'], 'new SequentialWorkflow()');
+    const name = options.name ?? 'sequential';
+    if (typeof name !== 'string' || name.trim() === '') {
+      throw new GraphDefinitionError(`new SequentialWorkflow(): name must be a non-blank string; omit it to use "sequential"; received ${describeValue(name)}`);
+    }
+    this.name = name;
   }
 
   /** Appends a node. */
   addNode(node: GraphNode): this {
-    const isNode = typeof node === 'function' || (node !== null && typeof node === 'object' && typeof node.execute === 'function');
-    if (!isNode) {
-      throw new GraphDefinitionError(`SequentialWorkflow.addNode: expected a function or an object with execute(ctx, request); received ${node === null ? 'null' : typeof node}`);
-    }
+    checkNode(node, 'SequentialWorkflow.addNode');
     this.#nodes.push(node);
     this.#machine = null;
     return this;

@@ -3,13 +3,14 @@ import { buildGraphSpec, type GraphDefinition } from './buildGraphSpec.js';
 import { compileMachine, type GraphMachine } from './compileMachine.js';
 import { END, type End } from './END.js';
 import { startRun } from './startRun.js';
-import { checkMaxSteps, type RunOptions } from './RunOptions.js';
+import { checkMaxSteps, describeValue, type RunOptions } from './RunOptions.js';
 import { streamRun } from './streamRun.js';
 import type { Workflow } from './Workflow.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { checkGraphOptions, checkNode, checkNodeId } from './checkDefinition.js';
 import { StateModel } from '../state/StateModel.js';
 import type { StateSpec } from '../state/StateSpec.js';
 import type { NodeContext } from '../state/TypedContext.js';
@@ -42,6 +43,8 @@ export type NodeIds<N extends string> = [N] extends [never] ? string : N;
 type MachineIds<N extends string> = [N] extends [never] ? any : N;
 
 const DEFAULT_MAX_STEPS = 32;
+/** Every option (typed, so a new option cannot be left out of the unknown-key check). */
+const OPTION_KEYS: Record<keyof StateGraphOptions, true> = { name: true, maxSteps: true, state: true, strictRoutes: true };
 
 function checkStrictRoutes(value: unknown, name: string): boolean {
   if (value === undefined) return false;
@@ -74,6 +77,7 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
   #machine: GraphMachine | null = null;
 
   constructor(options: StateGraphOptions<S> = {}) {
+    checkGraphOptions(options, Object.keys(OPTION_KEYS), 'new StateGraph()');
     const name = options.name ?? 'graph';
     if (typeof name !== 'string' || name.trim() === '') {
       throw new GraphDefinitionError('StateGraph name must be a non-empty string; omit it to use "graph"');
@@ -101,7 +105,7 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
   addNode<I extends string>(id: I, node: NodeFunction<WorkflowContext>): StateGraph<S, N | I>;
   addNode(id: string, node: GraphNode<never>): StateGraph<S, string> {
     if (typeof id !== 'string' || id.trim() === '') {
-      throw new GraphDefinitionError(`addNode: node id must be a non-blank string; received ${JSON.stringify(id)}`);
+      throw new GraphDefinitionError(`addNode: node id must be a non-blank string; received ${describeValue(id)}`);
     }
     if (id.startsWith('__')) {
       throw new GraphDefinitionError(`addNode("${id}"): ids starting with "__" are reserved (END is "${END}"); rename the node`);
@@ -109,16 +113,14 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
     if (this.#def.nodes.has(id)) {
       throw new GraphDefinitionError(`addNode("${id}"): a node with this id already exists; node ids must be unique`);
     }
-    const isNode = typeof node === 'function' || (node !== null && typeof node === 'object' && typeof node.execute === 'function');
-    if (!isNode) {
-      throw new GraphDefinitionError(`addNode("${id}"): expected a function or an object with execute(ctx, request); received ${node === null ? 'null' : typeof node}`);
-    }
+    checkNode(node, `addNode("${id}")`);
     this.#def.nodes.set(id, node as GraphNode);
     return this.#changed() as StateGraph<S, string>;
   }
 
   /** Sets the node the graph starts at. */
   start(id: NodeIds<N>): this {
+    checkNodeId(id, 'start()');
     this.#def.start = id;
     return this.#changed();
   }
@@ -130,6 +132,8 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
 
   /** A transition taken when `condition` is absent or returns true; transitions are tried in the order added. */
   addTransition(from: NodeIds<N>, to: NodeIds<N> | End, condition?: StateCondition<NodeContext<S, NodeIds<N>>>): this {
+    checkNodeId(from, 'addTransition(from, …)');
+    checkNodeId(to, `addTransition("${from}", to)`);
     if (condition !== undefined && typeof condition !== 'function') {
       throw new GraphDefinitionError(`addTransition("${from}", "${to}"): condition must be a function (ctx, request, result) => boolean`);
     }
@@ -150,6 +154,7 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
    */
   addConditionalEdges<R extends string>(from: NodeIds<N>, router: StateRouter<NodeContext<S, NodeIds<N>>, R>, routeMap: Record<NoInfer<R>, NodeIds<N> | End>): this;
   addConditionalEdges(from: string, router: StateRouter<never>, routeMap?: Record<string, string>): this {
+    checkNodeId(from, 'addConditionalEdges(from, …)');
     if (typeof router !== 'function') {
       throw new GraphDefinitionError(`addConditionalEdges("${from}"): router must be a function (ctx, request, result) => string | null`);
     }

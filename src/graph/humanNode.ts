@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { AgentNode, AgentRequest, AgentResult } from './AgentNode.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { checkGraphOptions } from './checkDefinition.js';
+import { describeValue } from './RunOptions.js';
 
 /** Where a human node's reply goes besides its `replyKey`. */
 export type ReplyTo = 'input' | 'state';
@@ -27,6 +29,9 @@ export interface HumanNodeOptions {
 }
 
 const HUMAN = Symbol.for('switchboard.humanNode');
+
+/** Every option (typed, so a new option cannot be left out of the unknown-key check). */
+const OPTION_KEYS: Record<keyof HumanNodeOptions, true> = { reason: true, replyKey: true, reply: true, replyTo: true };
 
 /** How a reply was judged: the value to store, or what is wrong with it. */
 export type ReplyCheck = { ok: true; value: unknown } | { ok: false; problem: string };
@@ -65,9 +70,10 @@ function describeReply(value: unknown): string {
  * }));
  */
 export function humanNode(options: HumanNodeOptions = {}): HumanNode {
+  checkGraphOptions(options, Object.keys(OPTION_KEYS), 'humanNode()');
   const replyKey = options.replyKey ?? 'humanReply';
   if (typeof replyKey !== 'string' || replyKey.trim() === '' || replyKey.startsWith('__')) {
-    throw new GraphDefinitionError(`humanNode: replyKey must be a non-blank string not starting with "__"; received ${JSON.stringify(replyKey)}`);
+    throw new GraphDefinitionError(`humanNode: replyKey must be a non-blank string not starting with "__"; received ${describeValue(replyKey)}`);
   }
   const reason = options.reason ?? 'waiting for a human reply';
   if (typeof reason !== 'string' && typeof reason !== 'function') {

@@ -1,15 +1,12 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
-import { scrubString, storableSnapshot } from '../../trace/redact.js';
-import { assertJson } from '../assertJson.js';
+import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { toStoredEvent } from './toStoredEvent.js';
-import { SwitchboardError, describeThrown } from '../../errors/SwitchboardError.js';
-import { StoreError } from '../../persistence/StoreError.js';
-import { assertStorable } from '../../persistence/storedJson.js';
+import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -82,32 +79,23 @@ export class Checkpointer implements TraceRecorder {
    */
   checkpoint(actor: Actor<GraphMachine>): void {
     const context = actor.getSnapshot().context;
-    let snapshot: Record<string, unknown>;
-    try {
-      // A finished machine's output repeats its context; the context alone is kept.
-      const { output: _output, ...persisted } = actor.getPersistedSnapshot() as Record<string, unknown>;
-      snapshot = persisted;
-      assertJson(snapshot, 'snapshot');
-    } catch (error) {
-      if (error instanceof SwitchboardError) throw error;
-      // XState's own copy recurses without limit: a cycle or a very deep value overflows the stack there.
-      assertStorable(context, 'snapshot.context');
-      throw new StoreError(`the run's snapshot cannot be taken: ${describeThrown(error)}`, { code: 'store_encoding', cause: error });
-    }
-    const status: StoredRunStatus = context.status;
     const secrets = this.#options.secrets;
-    const stored = storableSnapshot(snapshot, secrets);
+    const stored = takeSnapshot(actor, secrets);
+    const status: StoredRunStatus = context.status;
     const live = status === 'running';
-    const text = (value: string | null | undefined) => (value === null || value === undefined ? null : scrubString(value, secrets));
-    this.#enqueue({
-      status,
-      snapshot: stored,
-      waitReason: text(context.waiting?.reason),
-      outputText: text(context.result?.outputText),
-      error: context.error === null ? null : { ...context.error, message: scrubString(context.error.message, secrets) },
-      owner: live ? this.#options.owner : null,
-      leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
+    const patch = typedSnapshotFailure(actor, () => {
+      const text = (value: string | null | undefined) => (value === null || value === undefined ? null : scrubString(value, secrets));
+      return {
+        status,
+        snapshot: stored,
+        waitReason: text(context.waiting?.reason),
+        outputText: text(context.result?.outputText),
+        error: context.error === null ? null : { ...context.error, message: scrubString(context.error.message, secrets) },
+        owner: live ? this.#options.owner : null,
+        leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
+      };
     });
+    this.#enqueue(patch);
   }
 
   /** Writes the remaining events (run.completed) and stops renewing the lease. */

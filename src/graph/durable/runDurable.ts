@@ -16,7 +16,8 @@ import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
-import { secretValues, storableSnapshot } from '../../trace/redact.js';
+import { secretValues } from '../../trace/redact.js';
+import { takeSnapshot } from './takeSnapshot.js';
 
 let processOwner: string | null = null;
 
@@ -71,7 +72,7 @@ export async function runDurable(
     status: 'running',
     owner,
     leaseExpiresAt: runtime.clock.now() + leaseMs,
-    snapshot: storableSnapshot(actor.getPersistedSnapshot(), secretValues()),
+    snapshot: takeSnapshot(actor, secretValues()),
   });
   runtime.removeRecorder(early);
   return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events });

@@ -1,0 +1,35 @@
+import type { Actor } from 'xstate';
+import { SwitchboardError, describeThrown } from '../../errors/SwitchboardError.js';
+import { StoreError } from '../../persistence/StoreError.js';
+import { assertStorable } from '../../persistence/storedJson.js';
+import { storableSnapshot } from '../../trace/redact.js';
+import { assertJson } from '../assertJson.js';
+import type { GraphMachine } from '../compileMachine.js';
+
+/**
+ * Runs `work` on a run's snapshot; any failure that is not already typed becomes one. XState's own
+ * copy of the context, and the scrubbing walk, recurse without limit: a cycle or a value nested
+ * very deeply overflows the stack there, so the context is checked again to name the key
+ * (`not_json`, `value_too_large`), else the failure is `store_encoding`.
+ */
+export function typedSnapshotFailure<T>(actor: Actor<GraphMachine>, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof SwitchboardError) throw error;
+    assertStorable(actor.getSnapshot().context, 'snapshot.context');
+    throw new StoreError(`the run's snapshot cannot be stored: ${describeThrown(error)}`, { code: 'store_encoding', cause: error });
+  }
+}
+
+/**
+ * The actor's persisted snapshot as it may be stored: without its output (a finished machine's
+ * output repeats its context), checked to be JSON, secrets and inline images scrubbed.
+ */
+export function takeSnapshot(actor: Actor<GraphMachine>, secrets: readonly string[]): Record<string, unknown> {
+  return typedSnapshotFailure(actor, () => {
+    const { output: _output, ...snapshot } = actor.getPersistedSnapshot() as Record<string, unknown>;
+    assertJson(snapshot, 'snapshot');
+    return storableSnapshot(snapshot, secrets);
+  });
+}
