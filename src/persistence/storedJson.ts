@@ -56,11 +56,13 @@ interface Census {
 function census(root: unknown, what: string): Census {
   const found: Census = { strings: new Map(), objects: new Map(), repeated: false };
   const onPath = new Set<object>();
+  // The keys down to the value being visited; joined into a path only for an error message.
+  const keys: Array<string | number> = [];
   const fail = (message: string, code: 'not_json' | 'value_too_large') => {
-    throw new StoreError(message, { code });
+    const path = keys.reduce<string>((at, key) => (typeof key === 'number' ? `${at}[${key}]` : `${at}.${key}`), what);
+    throw new StoreError(`${shortPath(path)} ${message}`, { code });
   };
-  const visit = (value: unknown, depth: number, path: () => string): number => {
-    const at = () => shortPath(path());
+  const visit = (value: unknown, depth: number): number => {
     if (typeof value === 'string') {
       if (value.length >= SHARED_VALUE_MIN) {
         const seen = found.strings.get(value) ?? 0;
@@ -69,31 +71,39 @@ function census(root: unknown, what: string): Census {
       }
       return value.length + 2;
     }
+    if (value === null || typeof value === 'boolean' || typeof value === 'undefined') return 5;
+    if (typeof value === 'number' && Number.isFinite(value)) return 8;
     const bad = notJson(value);
-    if (bad !== null) fail(`${at()} holds ${bad}, which JSON cannot represent; store plain objects, arrays, strings, finite numbers, booleans or null`, 'not_json');
-    if (value === null || typeof value !== 'object') return 8;
-    const known = found.objects.get(value);
+    if (bad !== null) fail(`holds ${bad}, which JSON cannot represent; store plain objects, arrays, strings, finite numbers, booleans or null`, 'not_json');
+    const object = value as object;
+    const known = found.objects.get(object);
     if (known !== undefined) {
-      if (onPath.has(value)) fail(`${at()} refers back to itself (a cycle); JSON cannot represent cycles`, 'not_json');
+      if (onPath.has(object)) fail('refers back to itself (a cycle); JSON cannot represent cycles', 'not_json');
       known.count += 1;
       found.repeated ||= known.bytes >= SHARED_VALUE_MIN;
       return known.bytes;
     }
-    if (depth > MAX_STORED_DEPTH) fail(`${at()} is nested more than ${MAX_STORED_DEPTH} levels deep; flatten it before storing it`, 'value_too_large');
+    if (depth > MAX_STORED_DEPTH) fail(`is nested more than ${MAX_STORED_DEPTH} levels deep; flatten it before storing it`, 'value_too_large');
     const entry = { count: 1, bytes: 2 };
-    found.objects.set(value, entry);
-    onPath.add(value);
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) entry.bytes += visit(value[i], depth + 1, () => `${at()}[${i}]`) + 1;
+    found.objects.set(object, entry);
+    onPath.add(object);
+    if (Array.isArray(object)) {
+      for (let i = 0; i < object.length; i++) {
+        keys.push(i);
+        entry.bytes += visit(object[i], depth + 1) + 1;
+        keys.pop();
+      }
     } else {
-      for (const key of Object.keys(value)) {
-        entry.bytes += key.length + 4 + visit((value as Record<string, unknown>)[key], depth + 1, () => `${at()}.${key}`);
+      for (const key of Object.keys(object)) {
+        keys.push(key);
+        entry.bytes += key.length + 4 + visit((object as Record<string, unknown>)[key], depth + 1);
+        keys.pop();
       }
     }
-    onPath.delete(value);
+    onPath.delete(object);
     return entry.bytes;
   };
-  visit(root, 0, () => what);
+  visit(root, 0);
   return found;
 }
 
