@@ -8,6 +8,9 @@ import {
   type RunOptions,
   type WorkflowRun,
 } from '../../src/index.js';
+import { z } from 'zod';
+import { Agent, AgentNode, tool } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { sqliteTarget } from '../persistence/storeTargets.js';
 
 /** Every unhandled rejection and uncaught exception the process sees while a test runs. */
@@ -151,6 +154,22 @@ describe.each(['in memory', 'stored in SQLite'] as const)('callbacks that fail, 
       expect(result.status).toBe('waiting');
       expect(result.waiting?.reason).toMatch(/^waiting for a human reply \(/);
       expect(result.callbackErrors?.map((e) => (e as CallbackError).callback)).toEqual(['reason']);
+      expect(escaped).toEqual([]);
+    });
+  }
+
+  for (const mode of ['throws', 'rejects'] as const) {
+    it(`turns a tool that ${mode} into a failed observation the model reads, and the run goes on`, async () => {
+      const lookup = tool({ name: 'lookup', description: 'Looks an order up', parameters: z.object({ id: z.string() }), execute: broken(mode, 'order service down') });
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: { id: '42' } }] }, { text: 'The order service is down; try again later.' }]);
+      const agent = new Agent({ name: 'support', instructions: 'help', model, tools: [lookup] });
+      const graph = new StateGraph({ name: 'agentic' }).addNode('answer', new AgentNode(agent)).start('answer');
+      const memory = new MemoryRecorder();
+      const result = await run(graph, { recorders: [memory] });
+      await settle();
+      expect(result.status).toBe('completed');
+      expect(result.outputText).toBe('The order service is down; try again later.');
+      expect(memory.ofType('tool.result')[0]).toMatchObject({ result: { ok: false, code: 'tool_failed', error: expect.stringContaining('order service down') } });
       expect(escaped).toEqual([]);
     });
   }
