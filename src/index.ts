@@ -171,6 +171,23 @@ export { machineDefinition, type MachineDefinition, type MachineStateInfo, type 
 /** Stored runs as the workbench lists and shows them. */
 export type { RunSummary, RunDetail } from './server/RunSummary.js';
 
+/** An input was refused before anything ran or was stored (CLI exit 2, HTTP 400). */
+export { InputError } from './input/InputError.js';
+/** The message a run starts with and a person's reply, as the CLI and the HTTP API accept them. */
+export { MessageText, ReplyText, MAX_TEXT_CHARS } from './input/RunText.js';
+/** A person's reply: text under the `ReplyText` rules, or a JSON value for a node with a reply schema. */
+export { ReplyValue } from './input/ReplyValue.js';
+/** Tool rounds a run may use: a whole number from 1 to 20 (`--tool-budget`, metadata `toolBudget`). */
+export { ToolBudget, TOOL_BUDGET_RANGE } from './input/ToolBudget.js';
+/** A schema for a whole number in a range, as a number or plain decimal digits. */
+export { wholeNumber } from './input/wholeNumber.js';
+/** A schema for fault names checked against the names the graphs declare. */
+export { faultNames } from './input/faultNames.js';
+/** Reads a picture file with a hard bound, refusing anything but a regular PNG, JPEG, GIF or WebP file. */
+export { readImageFile, type ImageFile, type ReadImageFileOptions } from './input/readImageFile.js';
+/** The accepted image type of some bytes, by their signature; the accepted types and size. */
+export { imageMediaType, IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, type ImageMediaType } from './input/imageMediaType.js';
+
 /** Defines a tool: zod-parsed arguments, a zod-derived JSON schema, failures fed back as observations. */
 export { tool, toolJsonSchema, type Tool, type ToolConfig, type ToolContext, type ToolEmittedEvent } from './agent/tool.js';
 /** The outcome of one tool call and the observation text the model reads. */

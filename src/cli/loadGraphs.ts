@@ -1,41 +1,111 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Workflow } from '../graph/Workflow.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
+import { faultNames } from '../input/faultNames.js';
 
 /** The module that lists the project's graphs when none is named: `machines/index.ts` of this package. */
 export const DEFAULT_GRAPHS_MODULE = new URL('../../machines/index.ts', import.meta.url);
 
-/** What a graphs module provides: its graphs, its scenarios (empty when it exports none) and where it is. */
+/** What a graphs module provides: its graphs, its scenarios and fault names (empty when it exports none) and where it is. */
 export interface GraphsModule {
   graphs: Workflow[];
   scenarios: Scenario[];
+  /** The fault names its graphs understand (`--fault`, scenario `faults`). */
+  faults: string[];
   url: URL;
 }
 
+const MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'];
+
+/** The first line of a message, cut short: what went wrong, never a stack or a code frame. */
+function firstLine(text: string, max = 160): string {
+  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+}
+
+/** Why importing the module failed, in one line, without the module's text. */
+function importFailure(error: unknown): string {
+  const e = error as { name?: unknown; code?: unknown; message?: unknown; errors?: Array<{ text?: string; location?: { line?: number; column?: number } | null }> };
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (e?.name === 'TransformError') {
+    // esbuild's report: "Transform failed with N error(s):\n<file>:<line>:<column>: ERROR: <what>"
+    // (its errors array does not survive the loader thread, so the message is read).
+    const first = Array.isArray(e.errors) ? e.errors[0] : undefined;
+    const found = /:(\d+):(\d+): ERROR: (.*)$/m.exec(message);
+    const at = first?.location ? ` at line ${first.location.line}:${first.location.column}` : found ? ` at line ${found[1]}:${found[2]}` : '';
+    return `it does not compile${at}: ${firstLine(first?.text ?? found?.[3] ?? 'syntax error', 120)}`;
+  }
+  if (error instanceof SyntaxError) return `it is not valid JavaScript or TypeScript (SyntaxError: ${firstLine(message, 120)})`;
+  if (e?.code === 'ERR_REQUIRE_CYCLE_MODULE' || e?.code === 'ERR_REQUIRE_ESM') {
+    return 'it cannot be loaded as an ES module; name it .mts or put it in a package whose package.json has "type": "module"';
+  }
+  if (e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND') return `one of its imports is missing (${firstLine(message, 160)})`;
+  const name = typeof e?.name === 'string' ? e.name : 'Error';
+  return `it threw while loading (${name}: ${firstLine(message)})`;
+}
+
+/** Whether a value looks like a `StateGraph` / `SequentialWorkflow` (what the CLI calls on it). */
+function isWorkflow(value: unknown): value is Workflow {
+  const w = value as Partial<Workflow> | null;
+  return typeof w === 'object' && w !== null && typeof w.name === 'string' && typeof w.run === 'function' && typeof w.stream === 'function' && typeof w.toMachine === 'function';
+}
+
 /**
- * Loads a module exporting `graphs: Workflow[]` and optionally `scenarios: Scenario[]` (`--graphs`,
- * else `SWITCHBOARD_GRAPHS`, else the project's `machines/index.ts`). Loaded at run time so the
- * library never depends on the concrete machines.
+ * Loads a module exporting `graphs: Workflow[]` and optionally `scenarios: Scenario[]` and
+ * `faults: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
+ * `machines/index.ts`). Loaded at run time so the library never depends on the concrete machines.
+ * A path that is not a JavaScript or TypeScript module file, a module that does not compile, throws
+ * while loading or exports the wrong things is a `GraphDefinitionError` of one line naming the file
+ * and what is wrong; the error's `cause` keeps the original (its stack shows with `--debug`).
  */
 export async function loadGraphsModule(modulePath?: string): Promise<GraphsModule> {
+  if (modulePath !== undefined && modulePath.trim() === '') {
+    throw new GraphDefinitionError('--graphs: the path is empty; pass a module file exporting `graphs`');
+  }
   const chosen = modulePath ?? process.env.SWITCHBOARD_GRAPHS;
   const url = chosen === undefined || chosen === '' ? DEFAULT_GRAPHS_MODULE : pathToFileURL(resolve(chosen));
-  if (url.protocol === 'file:' && !existsSync(url)) {
-    throw new GraphDefinitionError(`graphs module not found: ${url.pathname}; pass --graphs <file> exporting \`graphs\``);
+  const file = fileURLToPath(url);
+  const where = `graphs module ${file}`;
+  let isFile: boolean;
+  try {
+    isFile = statSync(file).isFile();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new GraphDefinitionError(`${where}: ${code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? 'error'})`}; pass --graphs <file> exporting \`graphs\``, error);
   }
-  const loaded = (await import(url.href)) as { graphs?: unknown; scenarios?: unknown };
+  if (!isFile) throw new GraphDefinitionError(`${where}: not a regular file; pass --graphs <file> exporting \`graphs\``);
+  if (!MODULE_EXTENSIONS.includes(extname(file).toLowerCase())) {
+    throw new GraphDefinitionError(`${where}: not a JavaScript or TypeScript module (expected a ${MODULE_EXTENSIONS.join(', ')} file exporting \`graphs\`)`);
+  }
+  let loaded: { graphs?: unknown; scenarios?: unknown; faults?: unknown };
+  try {
+    loaded = (await import(url.href)) as typeof loaded;
+  } catch (error) {
+    throw new GraphDefinitionError(`${where} cannot be loaded: ${importFailure(error)}`, error);
+  }
   if (!Array.isArray(loaded.graphs)) {
-    throw new GraphDefinitionError(`${url.pathname} must export \`graphs\`: an array of StateGraph / SequentialWorkflow`);
+    throw new GraphDefinitionError(`${where} must export \`graphs\`: an array of StateGraph / SequentialWorkflow`);
+  }
+  const bad = loaded.graphs.findIndex((g) => !isWorkflow(g));
+  if (bad !== -1) throw new GraphDefinitionError(`${where}: graphs[${bad}] is not a StateGraph or SequentialWorkflow (it needs a name, run, stream and toMachine)`);
+  const faults = loaded.faults ?? [];
+  if (!Array.isArray(faults) || !faults.every((f) => typeof f === 'string' && /^[a-z0-9_-]+$/i.test(f))) {
+    throw new GraphDefinitionError(`${where} exports \`faults\` that are not a list of fault names (letters, digits, "_" and "-")`);
   }
   const scenarios = ScenarioList.safeParse(loaded.scenarios ?? []);
   if (!scenarios.success) {
-    throw new GraphDefinitionError(`${url.pathname} exports \`scenarios\` that do not match { id, title, message, graph?, image? }[]: ${formatZodError(scenarios.error)}`);
+    throw new GraphDefinitionError(`${where} exports \`scenarios\` that do not match { id, title, message, graph?, image?, faults?, toolBudget?, reply?, expectedStatus? }[]: ${formatZodError(scenarios.error)}`);
   }
-  return { graphs: loaded.graphs as Workflow[], scenarios: scenarios.data, url };
+  const faultCheck = faultNames(faults);
+  for (const s of scenarios.data) {
+    const checked = faultCheck.safeParse(s.faults ?? []);
+    if (!checked.success) throw new GraphDefinitionError(`${where}: scenario "${s.id}": ${formatZodError(checked.error)}`);
+  }
+  return { graphs: loaded.graphs, scenarios: scenarios.data, faults, url };
 }
 
 /** Loads the graphs a CLI command works with (see {@link loadGraphsModule}). */

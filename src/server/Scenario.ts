@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MessageText, ReplyText } from '../input/RunText.js';
+import { ToolBudget } from '../input/ToolBudget.js';
 
 /**
  * A canned request the workbench offers as a button (exported as `scenarios` by the graphs module,
@@ -8,15 +10,15 @@ import { z } from 'zod';
 export const Scenario = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, 'scenario ids are letters, digits, "-" and "_"'),
   title: z.string().min(1),
-  message: z.string().min(1),
+  message: MessageText,
   graph: z.string().min(1).optional(),
   image: z.string().min(1).optional(),
-  /** Faults to inject (request metadata `faults`). */
+  /** Faults to inject (request metadata `faults`), from the graphs module's `faults`. */
   faults: z.array(z.string()).optional(),
-  /** Tool rounds allowed (request metadata `toolBudget`). */
-  toolBudget: z.number().int().positive().optional(),
+  /** Tool rounds allowed (request metadata `toolBudget`, see `ToolBudget`). */
+  toolBudget: ToolBudget.optional(),
   /** For a scenario that waits for a person: the reply a demo resumes it with. */
-  reply: z.string().optional(),
+  reply: ReplyText.optional(),
   /** How the scenario ends (after the reply, if any) when all is well; default `completed`. `switchboard scenarios` exits 1 when one ends otherwise. */
   expectedStatus: z.enum(['completed', 'waiting', 'failed', 'cancelled', 'max-steps']).optional(),
 });

@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AgentRequest } from '../graph/AgentNode.js';
-
-/** The image types the workbench accepts. */
-export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-
-/** Largest accepted image, in bytes (decoded). */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, imageMediaType } from '../input/imageMediaType.js';
+import { MessageText } from '../input/RunText.js';
 
 /** An uploaded image: its media type and its bytes in base64 (a `data:` URL prefix is accepted). */
 export const ImageUpload = z.object({
@@ -22,14 +18,24 @@ export const ImageUpload = z.object({
         .max(Math.ceil(MAX_IMAGE_BYTES / 3) * 4, `the image must be at most ${MAX_IMAGE_BYTES} bytes`),
     ),
   name: z.string().max(200).optional(),
-});
+})
+  // The bytes decide what the image is: they must carry a PNG, JPEG, GIF or WebP signature, and
+  // that type (not the declared one) is what the run receives.
+  .transform((upload, ctx) => {
+    const actual = imageMediaType(Buffer.from(upload.base64.slice(0, 24), 'base64'));
+    if (actual === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['base64'], message: `the bytes are not a ${IMAGE_MEDIA_TYPES.join(', ')} image (no image signature at the start)` });
+      return z.NEVER;
+    }
+    return { ...upload, mediaType: actual };
+  });
 /** An uploaded image. */
 export type ImageUpload = z.infer<typeof ImageUpload>;
 
 /** `POST /api/runs`: which graph, the message, and an optional image. */
 export const StartRunBody = z.strictObject({
   graph: z.string().min(1, 'graph must name a registered graph').optional(),
-  message: z.string({ error: 'message is required: the text the run starts with' }).trim().min(1, 'message must not be blank').max(20_000),
+  message: MessageText,
   image: ImageUpload.optional(),
 });
 /** `POST /api/runs`. */

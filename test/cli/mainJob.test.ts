@@ -54,8 +54,8 @@ describe('the main job', () => {
     expect(gap.path.filter((n) => n === 'requery')).toHaveLength(1);
     const budget = json<RunJson>(cli('run', 'Check order SO20261001 for me and see how much can still be refunded.', '--fault', 'tool_timeout', '--tool-budget', '2', '--json'), 3);
     expect(budget).toMatchObject({ status: 'waiting', waiting: { reason: 'tool loop reached budget' } });
-    expect(cli('run', 'x', '--tool-budget', 'many').stderr).toContain('--tool-budget must be a positive integer');
-    expect(cli('run', 'x', '--image', '/no/such.png').stderr).toContain('--image: no such file');
+    expect(cli('run', 'x', '--tool-budget', 'many').stderr).toContain('--tool-budget: tool budget must be a whole number from 1 to 20');
+    expect(cli('run', 'x', '--image', '/no/such.png').stderr).toContain('--image "/no/such.png": no such file');
   }, 90_000);
 
   it('runs every scenario and prints the summary table', () => {

@@ -33,3 +33,23 @@ export function runCli(args: readonly string[], options: { env?: Record<string, 
     });
   });
 }
+
+/**
+ * Runs several commands, at most `concurrency` at a time (each start costs a couple of CPU seconds
+ * of loading; dozens at once on a small machine only make each one slower), in the given order.
+ */
+export async function runCliAll(
+  commands: ReadonlyArray<readonly string[]>,
+  options: Parameters<typeof runCli>[1] & { concurrency?: number } = {},
+): Promise<CliResult[]> {
+  const results: CliResult[] = new Array(commands.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < commands.length) {
+      const i = next++;
+      results[i] = await runCli(commands[i]!, options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 3, commands.length) }, worker));
+  return results;
+}

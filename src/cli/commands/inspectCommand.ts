@@ -7,6 +7,8 @@ import type { CliContext } from '../CliContext.js';
 import { startInspectorServer } from '../inspectorServer.js';
 import { findGraph } from './findGraph.js';
 import { printRun } from './runCommands.js';
+import { parseInput } from '../../input/parseInput.js';
+import { MessageText, ReplyText } from '../../input/RunText.js';
 
 /** The inspector server's default port (the one `@statelyai/inspect` uses). */
 export const DEFAULT_INSPECT_PORT = 8080;
@@ -45,7 +47,9 @@ export function addInspectCommand(program: Command, cli: CliContext): void {
     .option('--reply <text>', 'if the run waits for a human, resume it with this reply')
     .option('--no-wait', 'start the run at once instead of waiting for a viewer to connect')
     .option('--exit', 'stop the server once the run is done (default: serve until Ctrl-C)')
-    .action(async (message: string, opts: { graph?: string; port: string; reply?: string; wait: boolean; exit?: boolean }) => {
+    .action(async (text: string, opts: { graph?: string; port: string; reply?: string; wait: boolean; exit?: boolean }) => {
+      const message = parseInput(MessageText, text);
+      const reply = opts.reply === undefined ? undefined : parseInput(ReplyText, opts.reply, '--reply');
       const port = parsePort(opts.port);
       const graph = findGraph(await cli.graphs(), opts.graph);
       const runs = await cli.runs();
@@ -70,8 +74,8 @@ export function addInspectCommand(program: Command, cli: CliContext): void {
         const inspect = inspector.inspect;
         let run = await runs.start(graph.name, message, { inspect, signal: controller.signal });
         printRun(cli, run, false);
-        if (run.status === 'waiting' && opts.reply !== undefined) {
-          run = await runs.resume(run.runId, { reply: opts.reply }, { inspect, signal: controller.signal });
+        if (run.status === 'waiting' && reply !== undefined) {
+          run = await runs.resume(run.runId, { reply }, { inspect, signal: controller.signal });
           printRun(cli, run, false);
         } else if (run.status === 'waiting') {
           cli.out(`resume it with: switchboard resume ${run.runId} --reply "<text>" (or inspect again with --reply)`);

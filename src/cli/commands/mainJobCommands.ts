@@ -1,6 +1,5 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { RunManager } from '../../graph/durable/RunManager.js';
@@ -11,6 +10,12 @@ import { runMetadata } from '../runMetadata.js';
 import type { Scenario } from '../../server/Scenario.js';
 import { TracePrinter } from '../TracePrinter.js';
 import { EXIT, exitCodeFor } from '../exitCodes.js';
+import { parseInput } from '../../input/parseInput.js';
+import { MessageText } from '../../input/RunText.js';
+import { ToolBudget } from '../../input/ToolBudget.js';
+import { faultNames } from '../../input/faultNames.js';
+import { readImageFile } from '../../input/readImageFile.js';
+import { findGraph } from './findGraph.js';
 
 /** Runs one request on a stored run of `graph`, printing the live trace unless `quiet`. */
 async function runTraced(runs: RunManager, graph: string, input: string, metadata: Record<string, unknown> | undefined, print: ((line: string) => void) | null): Promise<WorkflowRun> {
@@ -41,18 +46,19 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
     .description('run a message through a graph (default: the first registered, the customer-service graph) with a live trace')
     .option('--graph <name>', 'the graph to run')
     .option('--image <file>', 'attach a picture')
-    .option('--fault <name>', 'inject a fault (retrieval_gap, tool_timeout, review_rework); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
-    .option('--tool-budget <n>', 'tool rounds allowed in the order loop')
+    .option('--fault <name>', 'inject a fault the graphs module declares (customer-service: retrieval_gap, tool_timeout, review_rework); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--tool-budget <n>', 'tool rounds allowed in the order loop (1 to 20)')
     .option('--json', 'print the run as JSON instead of the trace')
-    .action(async (message: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean }) => {
+    .action(async (text: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean }) => {
+      // Every input is checked before the store is opened: a refused command stores nothing.
+      const module = await cli.graphsModule();
+      const message = parseInput(MessageText, text);
+      const faults = parseInput(faultNames(module.faults), opts.fault, '--fault');
+      const toolBudget = opts.toolBudget === undefined ? undefined : parseInput(ToolBudget, opts.toolBudget, '--tool-budget');
+      const image = opts.image === undefined ? undefined : (await readImageFile(opts.image)).path;
+      const graph = findGraph(module.graphs, opts.graph).name;
+      const metadata = runMetadata({ ...(image ? { image } : {}), faults, ...(toolBudget !== undefined ? { toolBudget } : {}) });
       const runs = await cli.runs();
-      const graph = opts.graph ?? (await cli.graphsModule()).graphs[0]?.name;
-      if (graph === undefined) throw new GraphDefinitionError('no graph is registered; pass --graphs <module>');
-      const image = opts.image === undefined ? undefined : resolve(opts.image);
-      if (image !== undefined && !existsSync(image)) throw new GraphDefinitionError(`--image: no such file: ${image}`);
-      const toolBudget = opts.toolBudget === undefined ? undefined : Number(opts.toolBudget);
-      if (toolBudget !== undefined && (!Number.isInteger(toolBudget) || toolBudget < 1)) throw new GraphDefinitionError(`--tool-budget must be a positive integer; received "${opts.toolBudget}"`);
-      const metadata = runMetadata({ ...(image ? { image } : {}), faults: opts.fault, ...(toolBudget !== undefined ? { toolBudget } : {}) });
       const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out);
       cli.setExitCode(exitCodeFor(run.status));
       if (opts.json) return cli.out(JSON.stringify(summary(run)));
@@ -74,11 +80,18 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       const module = await cli.graphsModule();
       const list = module.scenarios.filter((s) => wanted === undefined || wanted.includes(s.id));
       if (list.length === 0) throw new GraphDefinitionError(`no scenarios${wanted ? ` with ids ${wanted.join(', ')}` : ' are registered'}`);
+      // Pictures are checked before any scenario runs: a broken one is a usage error, not a failed run.
+      const root = dirname(fileURLToPath(module.url));
+      const images = new Map<string, string>();
+      for (const s of list) {
+        if (s.image !== undefined) images.set(s.id, (await readImageFile(resolve(root, s.image), { name: `scenario "${s.id}" image` })).path);
+        findGraph(module.graphs, s.graph);
+      }
       const rows: Array<{ scenario: Scenario; run: WorkflowRun; resumed?: WorkflowRun }> = [];
       for (const [i, scenario] of list.entries()) {
         if (!opts.json) cli.out(`\n[${i + 1}/${list.length}] ${scenario.title}\n  “${excerpt(scenario.message, 100)}”${scenario.image ? `  + image ${scenario.image.split('/').at(-1)}` : ''}`);
         const graph = scenario.graph ?? module.graphs[0]!.name;
-        const image = scenario.image === undefined ? undefined : resolve(dirname(fileURLToPath(module.url)), scenario.image);
+        const image = images.get(scenario.id);
         const run = await runTraced(runs, graph, scenario.message, runMetadata({ ...scenario, ...(image ? { image } : {}) }), opts.json ? null : cli.out);
         let resumed: WorkflowRun | undefined;
         if (run.status === 'waiting' && scenario.reply !== undefined) {

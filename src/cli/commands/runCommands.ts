@@ -3,9 +3,13 @@ import { StoredRunStatus } from '../../persistence/RunStore.js';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { CliContext } from '../CliContext.js';
 import { eventLine, runsTable, snapshotPath } from '../format.js';
-import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
-import { exitCodeFor } from '../exitCodes.js';
 import { InputError } from '../../input/InputError.js';
+import { exitCodeFor } from '../exitCodes.js';
+import { parseInput } from '../../input/parseInput.js';
+import { MessageText } from '../../input/RunText.js';
+import { ReplyValue } from '../../input/ReplyValue.js';
+import { wholeNumber } from '../../input/wholeNumber.js';
+import { findGraph } from './findGraph.js';
 
 /** A finished leg as JSON: what scripts read. */
 function runJson(run: WorkflowRun) {
@@ -36,8 +40,10 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .command('start <graph> <input>')
     .description('start a stored run of a graph (see --graphs) with a text input')
     .option('--json', 'print JSON')
-    .action(async (graph: string, input: string, opts: { json?: boolean }) => {
-      printRun(cli, await (await cli.runs()).start(graph, input), opts.json === true);
+    .action(async (graph: string, text: string, opts: { json?: boolean }) => {
+      const message = parseInput(MessageText, text);
+      const name = findGraph(await cli.graphs(), graph).name;
+      printRun(cli, await (await cli.runs()).start(name, message), opts.json === true);
     });
 
   program
@@ -50,11 +56,10 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       let status: StoredRunStatus | undefined;
       if (opts.status !== undefined) {
         const parsed = StoredRunStatus.safeParse(opts.status);
-        if (!parsed.success) throw new GraphDefinitionError(`--status must be one of ${StoredRunStatus.options.join(', ')}; received "${opts.status}"`);
+        if (!parsed.success) throw new InputError(`--status must be one of ${StoredRunStatus.options.join(', ')}; received "${opts.status}"`);
         status = parsed.data;
       }
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new GraphDefinitionError(`--limit must be a positive integer; received "${opts.limit}"`);
+      const limit = parseInput(wholeNumber(1, 10_000, 'the limit'), opts.limit, '--limit');
       const records = await (await cli.runs()).list({ ...(status ? { status } : {}), limit });
       if (opts.json) return cli.out(JSON.stringify(records.map(({ snapshot: _s, ...r }) => ({ ...r, path: snapshotPath({ ...r, snapshot: _s }) }))));
       cli.out(records.length === 0 ? 'no runs stored yet' : runsTable(records));
@@ -91,14 +96,15 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       if ((opts.reply === undefined) === (opts.replyJson === undefined)) {
         throw new InputError('resume: give the reply with exactly one of --reply <text> or --reply-json <json>');
       }
-      let reply: unknown = opts.reply;
+      let raw: unknown = opts.reply;
       if (opts.replyJson !== undefined) {
         try {
-          reply = JSON.parse(opts.replyJson);
+          raw = JSON.parse(opts.replyJson);
         } catch (cause) {
           throw new InputError(`resume: --reply-json is not JSON (${(cause as Error).message}); quote it for the shell, e.g. --reply-json '{"approved":true}'`, cause);
         }
       }
+      const reply = parseInput(ReplyValue, raw, opts.reply !== undefined ? '--reply' : '--reply-json');
       printRun(cli, await (await cli.runs()).resume(runId, { reply }), opts.json === true);
     });
 

@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SqliteRunStore } from '../../src/index.js';
+import { runCli, runCliAll, type CliResult } from '../support/runCli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sb-inputs-'));
+const db = join(dir, 'runs.db');
+const fifo = join(dir, 'pipe.png');
+const textPng = join(dir, 'notes.png');
+const modules = join(dir, 'modules');
+const SECRET = 'hunter2-do-not-print';
+
+beforeAll(async () => {
+  // A real store file with its tables, so "nothing stored" is checked against real tables.
+  await new SqliteRunStore({ file: db }).close();
+  execFileSync('mkfifo', [fifo]);
+  writeFileSync(textPng, 'just some text, not a picture');
+  mkdirSync(modules);
+  writeFileSync(join(modules, 'package.json'), '{"type":"module"}');
+  writeFileSync(join(modules, 'syntax.ts'), `const secret = "${SECRET}";\nexport const graphs = [;\n`);
+  writeFileSync(join(modules, 'throws.ts'), `throw new Error('no graphs today');\nexport const graphs = [];\n`);
+});
+
+function rows(): { runs: number; events: number } {
+  const sqlite = new Database(db, { readonly: true });
+  try {
+    const count = (table: string) => (sqlite.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { runs: count('runs'), events: count('events') };
+  } finally {
+    sqlite.close();
+  }
+}
+
+/** No stack frame, no code frame: one line. */
+function expectOneLine(result: CliResult) {
+  expect(result.stderr.trimEnd().split('\n'), result.stderr).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+}
+
+describe('inputs the CLI refuses before anything is stored', () => {
+  it('exits 2 with one line naming the input and the rule, and stores no run', async () => {
+    const cases: Array<[string[], string]> = [
+      [['run', ''], 'switchboard: message must not be blank (it is empty or only spaces and invisible characters) [invalid_input]'],
+      [['run', ' \t \u200b '], 'switchboard: message must not be blank (it is empty or only spaces and invisible characters) [invalid_input]'],
+      [['start', 'refund-approval', '   '], 'switchboard: message must not be blank (it is empty or only spaces and invisible characters) [invalid_input]'],
+      [['resume', 'any-run', '--reply', ''], 'switchboard: --reply: reply must not be blank (it is empty or only spaces and invisible characters) [invalid_input]'],
+      [['run', 'hello', '--fault', 'disk_full'], 'switchboard: --fault: unknown fault "disk_full"; known faults: retrieval_gap, tool_timeout, review_rework [invalid_input]'],
+      ...['1e15', '0x10', '-1', '1.5', '0', '21'].map((budget): [string[], string] => [
+        ['run', 'hello', `--tool-budget=${budget}`],
+        `switchboard: --tool-budget: tool budget must be a whole number from 1 to 20 in plain decimal digits; received "${budget}" [invalid_input]`,
+      ]),
+      [['run', 'hello', '--image', ''], 'switchboard: --image: the path is empty; pass the file of a PNG, JPEG, GIF or WebP picture [invalid_input]'],
+      [['run', 'hello', '--image', '/dev/zero'], 'switchboard: --image "/dev/zero": is a character device, not a picture file; pass the file of a PNG, JPEG, GIF or WebP picture [invalid_input]'],
+      [['run', 'hello', '--image', fifo], `switchboard: --image "${fifo}": is a FIFO (named pipe), not a picture file; pass the file of a PNG, JPEG, GIF or WebP picture [invalid_input]`],
+      [['run', 'hello', '--image', dir], `switchboard: --image "${dir}": is a directory, not a picture file; pass the file of a PNG, JPEG, GIF or WebP picture [invalid_input]`],
+      [
+        ['run', 'hello', '--image', textPng],
+        `switchboard: --image "${textPng}": is not a PNG, JPEG, GIF or WebP image (its first bytes are no image signature, whatever its name says); pass a picture file [invalid_input]`,
+      ],
+      [
+        ['--graphs', '/etc/passwd', 'run', 'hello'],
+        'switchboard: graphs module /etc/passwd: not a JavaScript or TypeScript module (expected a .ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx file exporting `graphs`) [graph_definition]',
+      ],
+      [['--graphs', join(modules, 'syntax.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'syntax.ts')} cannot be loaded: it does not compile at line 2:23: Unexpected ";" [graph_definition]`],
+      [['--graphs', join(modules, 'throws.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'throws.ts')} cannot be loaded: it threw while loading (Error: no graphs today) [graph_definition]`],
+      [['--graphs', '', 'run', 'hello'], 'switchboard: --graphs: the path is empty; pass a module file exporting `graphs` [graph_definition]'],
+      [['run', 'hello', '--graph', 'nope'], 'switchboard: no graph named "nope" is registered; known: customer-service, refund-approval [graph_definition]'],
+    ];
+    // A FIFO opened for reading blocks until a writer comes: a command that did so would be killed here and fail.
+    const results = await runCliAll(
+      cases.map(([args]) => ['--db', db, ...args]),
+      { killAfterMs: 120_000 },
+    );
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
+      expect({ args, status: result.status, stderr: result.stderr.trimEnd(), stdout: result.stdout }).toEqual({ args, status: 2, stderr: message, stdout: '' });
+      expectOneLine(result);
+      expect(result.stderr).not.toContain(SECRET);
+      expect(result.stderr).not.toContain('root:');
+    }
+    expect(rows()).toEqual({ runs: 0, events: 0 });
+  }, 600_000);
+
+  it('under --json the refusal is JSON on stderr and stdout stays empty', async () => {
+    const [fault, graphs] = await Promise.all([
+      runCli(['--db', db, 'run', 'hello', '--fault', 'disk_full', '--json']),
+      runCli(['--db', db, '--graphs', join(modules, 'syntax.ts'), 'run', 'hello', '--json']),
+    ]);
+    expect(fault).toMatchObject({ status: 2, stdout: '' });
+    expect(JSON.parse(fault.stderr)).toEqual({ error: { code: 'invalid_input', message: '--fault: unknown fault "disk_full"; known faults: retrieval_gap, tool_timeout, review_rework' } });
+    expect(graphs).toMatchObject({ status: 2, stdout: '' });
+    expect(JSON.parse(graphs.stderr).error.code).toBe('graph_definition');
+    expect(graphs.stderr).not.toContain(SECRET);
+    expect(rows()).toEqual({ runs: 0, events: 0 });
+  }, 120_000);
+});
+
+describe('text from users and models on the terminal', () => {
+  const hostile = 'hi \u001b[2J\u001b[31mred\u001b]0;owned\u0007 back\rover \u009b31m \u202eevil\u0000';
+  const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+  it('escapes control characters in answers, trace lines, errors and replies; JSON keeps the text exactly', async () => {
+    const echoDb = join(dir, 'echo.db');
+    const graphs = ['--graphs', 'test/fixtures/echoGraphs.ts'];
+    const printable = hostile.replace('\u0000', '');
+    const [answer, asJson, refused, started] = await Promise.all([
+      runCli(['--db', echoDb, ...graphs, 'run', printable, '--graph', 'echo']),
+      runCli(['--db', echoDb, ...graphs, 'run', printable, '--graph', 'echo', '--json']),
+      runCli(['--db', echoDb, ...graphs, 'run', printable, '--graph', 'refuse']),
+      runCli(['--db', join(dir, 'reply.db'), 'start', 'refund-approval', 'Refund SO20261001', '--json']),
+    ]);
+    expect(answer.status, answer.stderr).toBe(0);
+    expect(answer.stdout).not.toMatch(controls);
+    expect(answer.stdout).toContain('you said: hi \\x1b[2J\\x1b[31mred\\x1b]0;owned\\x07 back\\rover \\u009b31m \\u202eevil');
+
+    expect(asJson.status, asJson.stderr).toBe(0);
+    expect(asJson.stdout).not.toMatch(controls);
+    expect((JSON.parse(asJson.stdout) as { outputText: string }).outputText).toBe(`you said: ${printable.trim()}`);
+
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).not.toMatch(controls);
+    expect(refused.stdout).toMatch(/✗ refuse\s+node "refuse" failed: cannot handle hi \\x1b\[2J/);
+    expect(refused.stdout).toContain('error: node "refuse" failed: cannot handle hi \\x1b[2J\\x1b[31mred\\x1b]0;owned\\x07 back\\rover \\u009b31m \\u202eevil [node_failed]');
+
+    expect(started.status, started.stderr).toBe(3);
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    const resumed = await runCli(['--db', join(dir, 'reply.db'), 'resume', runId, '--reply', `approved ${printable}`]);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stdout).not.toMatch(controls);
+    expect(resumed.stdout).toContain('answer: Refund for SO20261001: approved hi \\x1b[2J\\x1b[31mred');
+  }, 180_000);
+});
