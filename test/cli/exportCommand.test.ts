@@ -33,12 +33,12 @@ describe('switchboard export', () => {
     expect(seq).toMatchObject({ kind: 'sequential', maxSteps: null });
   }, 60_000);
 
-  it('explains an unknown graph or format', () => {
+  it('explains an unknown graph or format (usage errors: exit 2)', () => {
     const unknown = cli('export', 'nope');
-    expect(unknown.status).toBe(1);
+    expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval [graph_definition]');
     const format = cli('export', 'refund-approval', '--format', 'svg');
-    expect(format.status).toBe(1);
+    expect(format.status).toBe(2);
     expect(format.stderr).toContain('--format must be json or mermaid; received "svg"');
   }, 60_000);
 });
