@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { StoredRunStatus } from '../persistence/RunStore.js';
@@ -14,6 +13,7 @@ import { runDetail, runSummary } from './RunSummary.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
 import { ResumeRunBody } from './ResumeRunBody.js';
+import { readImageFile } from '../input/readImageFile.js';
 import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
 import type { WorkbenchRuns } from './WorkbenchRuns.js';
 
@@ -64,15 +64,12 @@ function legJson(run: WorkflowRun) {
   });
 }
 
-const IMAGE_TYPES: Record<string, ImageUpload['mediaType']> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
-
+/** A scenario's picture, read like `--image`: a regular image file, bounded, typed by its bytes. */
 async function scenarioImage(root: string, path: string): Promise<ImageUpload> {
-  const mediaType = IMAGE_TYPES[extname(path).toLowerCase()];
-  if (mediaType === undefined) throw new ServerError(`scenario image ${path}: use a .png, .jpg, .gif or .webp file`, { code: 'server_config' });
-  const bytes = await readFile(resolve(root, path)).catch((cause: unknown) => {
-    throw new ServerError(`scenario image ${path} cannot be read: ${(cause as Error).message}`, { code: 'server_config', cause });
+  const image = await readImageFile(resolve(root, path), { name: `scenario image ${path}` }).catch((cause: unknown) => {
+    throw new ServerError((cause as Error).message, { code: 'server_config', cause });
   });
-  return { mediaType, base64: bytes.toString('base64'), name: path.split('/').pop() ?? path };
+  return { mediaType: image.mediaType, base64: image.bytes.toString('base64'), name: path.split('/').pop() ?? path };
 }
 
 /**

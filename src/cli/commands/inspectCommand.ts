@@ -14,7 +14,7 @@ import { MessageText, ReplyText } from '../../input/RunText.js';
 export const DEFAULT_INSPECT_PORT = 8080;
 
 function parsePort(text: string): number {
-  const port = Number(text);
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new GraphDefinitionError(`--port must be an integer from 1 to 65535; received "${text}"`);
   return port;
 }

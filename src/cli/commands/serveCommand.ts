@@ -28,7 +28,7 @@ export function addServeCommand(program: Command, cli: CliContext): void {
     .option('--port <n>', `port to listen on (0: any free port)`, String(DEFAULT_PORT))
     .option('--host <host>', 'address to bind; anything but loopback requires SWITCHBOARD_TOKEN', '127.0.0.1')
     .action(async (opts: { port: string; host: string }) => {
-      const port = Number(opts.port);
+      const port = /^[0-9]{1,5}$/.test(opts.port) ? Number(opts.port) : NaN;
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new GraphDefinitionError(`--port must be an integer from 0 to 65535; received "${opts.port}"`);
       const manager = await cli.runs();
       const module = await cli.graphsModule();
