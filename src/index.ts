@@ -28,6 +28,14 @@ export { StateModel } from './state/StateModel.js';
 export { type TypedContext, type NodeContext, type EngineState } from './state/TypedContext.js';
 /** A state write was refused: schema (`state_invalid`), not JSON (`state_not_json`) or undeclared key (`state_undeclared`). */
 export { StateValidationError, type StateValidationCode } from './errors/StateValidationError.js';
+/** A workflow's immutable, JSON, typed metadata shared by its steps, with the well-known keys as statics. */
+export { AgentContext, ContextBuilder, type AnyKey } from './workflow/AgentContext.js';
+/** Makes a typed context key: a name and the zod schema its values must pass (checked like a declared state key). */
+export { contextKey, type ContextKey } from './workflow/contextKey.js';
+/** `ctx.require(key)` found no value under the key. */
+export { ContextKeyMissingError } from './workflow/ContextKeyMissingError.js';
+/** A gate's decision and the verdict written to `AgentContext.JUDGE_VERDICT`. */
+export { GateDecision, JudgeVerdict } from './workflow/JudgeVerdict.js';
 /** The id that ends a graph. */
 export { END } from './graph/END.js';
 /** Serializes a persisted snapshot, naming the key that is not JSON. */

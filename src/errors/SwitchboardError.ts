@@ -16,6 +16,10 @@ export const SWITCHBOARD_ERROR_CODES = [
   'state_invalid',
   'state_not_json',
   'state_undeclared',
+  // Typed workflows: a required context key is missing, step types do not fit, a step aborted the run.
+  'context_missing',
+  'type_incompatible',
+  'workflow_aborted',
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
   'callback_failed',
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.
