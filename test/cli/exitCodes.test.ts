@@ -58,6 +58,38 @@ describe('exit codes', () => {
     expect(JSON.parse(singleJson.stdout)).toMatchObject({ status: 'failed', error: { code: 'model_error', message: expect.stringContaining('cannot read') } });
   }, 180_000);
 
+  it('scenarios exits 1 when any scenario ends other than as expected (either way), and 0 when all end as expected', async () => {
+    const graphs = ['--graphs', 'test/fixtures/echoGraphs.ts', 'scenarios'];
+    const [mixed, mixedJson, oneOff, asExpected] = await Promise.all([
+      runCli(['--db', join(dir, 'scenarios-1.db'), ...graphs]),
+      runCli(['--db', join(dir, 'scenarios-2.db'), ...graphs, '--json']),
+      runCli(['--db', join(dir, 'scenarios-3.db'), ...graphs, '--only', 'echo-completes,echo-should-wait']),
+      runCli(['--db', join(dir, 'scenarios-4.db'), ...graphs, '--only', 'echo-completes,refuse-fails']),
+    ]);
+    expect(mixed.status, mixed.stderr).toBe(1);
+    expect(mixed.stdout).toMatch(/^refuse-fails\s+failed\s/m);
+    expect(mixed.stdout).toMatch(/^echo-should-wait\s+completed\s/m);
+    expect(mixed.stderr.trim()).toBe(
+      'switchboard: 2 of 4 scenarios did not end as expected: refuse-should-complete ended failed, expected completed; echo-should-wait ended completed, expected waiting',
+    );
+
+    expect(mixedJson.status, mixedJson.stderr).toBe(1);
+    expect((JSON.parse(mixedJson.stdout) as Row[]).map((r) => [r.id, r.status, r.expectedStatus])).toEqual([
+      ['echo-completes', 'completed', 'completed'],
+      ['refuse-fails', 'failed', 'failed'],
+      ['refuse-should-complete', 'failed', 'completed'],
+      ['echo-should-wait', 'completed', 'waiting'],
+    ]);
+    expect(JSON.parse(mixedJson.stderr)).toEqual({ error: { code: 'scenarios_unexpected', message: expect.stringMatching(/^2 of 4 scenarios did not end as expected: /) } });
+
+    expect(oneOff.status, oneOff.stderr).toBe(1);
+    expect(oneOff.stderr.trim()).toBe('switchboard: 1 of 2 scenarios did not end as expected: echo-should-wait ended completed, expected waiting');
+
+    // A scenario expected to fail that fails is as expected: nothing to report.
+    expect(asExpected.status, asExpected.stderr).toBe(0);
+    expect(asExpected.stderr).toBe('');
+  }, 180_000);
+
   it('under --json a usage error is JSON on stderr and stdout stays empty; --debug adds the stack', async () => {
     const db = join(dir, 'usage.db');
     const [unknownOption, unknownCommand, human, debug] = await Promise.all([
