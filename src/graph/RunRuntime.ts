@@ -10,6 +10,7 @@ import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { EventSink } from './EventSink.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
+import type { NodeCall } from './NodeCall.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -36,8 +37,18 @@ export class RunRuntime {
   #runId: string | null = null;
   /** A runtime for a specialist run started by this one: same listeners and counter, same clock, no session. */
   child(): RunRuntime {
-    return new RunRuntime({ parent: this, clock: this.clock, streaming: this.streaming, journal: this.journal });
+    const child = new RunRuntime({ parent: this, clock: this.clock, streaming: this.streaming, journal: this.journal });
+    child.direct = this.direct;
+    return child;
   }
+
+  /**
+   * True for a run held in memory from its start: its specialists run machines that execute their
+   * nodes directly (see `runNodeDirectly`), since nothing persists them while a node is in flight.
+   */
+  direct = false;
+  /** The node in flight of a machine that runs its nodes directly (the cancel action abandons it). */
+  nodeCall: NodeCall | null = null;
 
   /** The run's place in its trace; set from the machine context when the run starts or restores. */
   trace: TraceContext = newTraceContext();

@@ -25,8 +25,8 @@ export class WorkflowContext {
   readonly state: SharedState;
   /** The run this context belongs to. */
   readonly runId: string;
-  /** Aborts when the run is cancelled while the current node is in flight. */
-  signal: AbortSignal;
+  #signal: AbortSignal | null;
+  #signalSource: { readonly signal: AbortSignal } | null = null;
   /** The session passed in `RunOptions.session`, if any. */
   readonly session: unknown;
   /** The step (1-based node execution count) of the node in flight. */
@@ -38,18 +38,32 @@ export class WorkflowContext {
   constructor(options: { runId: string; state?: SharedState; signal?: AbortSignal; session?: unknown; journal?: Journal | null }) {
     this.runId = options.runId;
     this.state = options.state ?? new SharedState();
-    this.signal = options.signal ?? new AbortController().signal;
+    this.#signal = options.signal ?? null;
     this.session = options.session;
     this.#journal = options.journal ?? null;
   }
 
+  /** Aborts when the run is cancelled while the current node is in flight. */
+  get signal(): AbortSignal {
+    // Made on first read: most nodes never look at it, and a signal per step is not free.
+    this.#signal ??= this.#signalSource?.signal ?? new AbortController().signal;
+    return this.#signal;
+  }
+
+  set signal(signal: AbortSignal) {
+    this.#signal = signal;
+    this.#signalSource = null;
+  }
+
   /**
-   * Starts a node execution: sets the step, restarts the per-step call counters of {@link once} and
-   * sets where {@link report} sends events (null while nobody listens to the run).
+   * Starts a node execution: sets the step and where the node's signal comes from (read when the
+   * node first asks for it), restarts the per-step call counters of {@link once} and sets where
+   * {@link report} sends events (null while nobody listens to the run).
    */
-  beginStep(step: number, signal: AbortSignal, reporter: NodeEmit | null = null): void {
+  beginStep(step: number, signal: { readonly signal: AbortSignal }, reporter: NodeEmit | null = null): void {
     this.step = step;
-    this.signal = signal;
+    this.#signal = null;
+    this.#signalSource = signal;
     this.#calls.clear();
     this.#reporter = reporter;
   }

@@ -7,6 +7,7 @@ import { isHumanNode, type HumanNode } from './humanNode.js';
 import { machineActions, type HopOutcome } from './machineActions.js';
 import { findSpec, registerSpec } from './machineSpecs.js';
 import { nodeActor } from './nodeActor.js';
+import { runNodeDirectly } from './runNodeDirectly.js';
 import { emptyPath, readPath } from './PathLog.js';
 import { checkMaxSteps, toRequest } from './RunOptions.js';
 import { adoptPendingRuntime } from './RunRuntime.js';
@@ -63,11 +64,13 @@ function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
 /**
  * A node of a graph's model (see {@link compileModel}): no actor; it leaves on the done (or error)
  * event its actor would send, so every node of the model, a coordinator's too, moves on events alone.
+ * In a machine that runs its nodes directly (see {@link directMachine}), the entry also starts the
+ * node, whose outcome is sent back as those events.
  */
-function modelNodeState(spec: GraphSpec, node: CompiledNode, root: string) {
+function modelNodeState(spec: GraphSpec, node: CompiledNode, root: string, run: boolean) {
   const params = { nodeId: node.id, key: node.key };
   return {
-    entry: [{ type: 'enterNode', params }],
+    entry: run ? [{ type: 'enterNode', params }, { type: 'runNode', params }] : [{ type: 'enterNode', params }],
     on: {
       [`xstate.done.actor.${node.id}`]: hops(spec, node, root, 'completeNode'),
       [`xstate.error.actor.${node.id}`]: { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
@@ -142,7 +145,7 @@ const choiceOf = (context: GraphMachineContext, event: object): RouteChoice | nu
  * in priority order; human nodes wait for a `human.reply` event instead. Final states: completed,
  * maxSteps, failed, cancelled.
  */
-function buildMachine(spec: GraphSpec, model = false) {
+function buildMachine(spec: GraphSpec, mode: 'invoke' | 'model' | 'direct' = 'invoke') {
   const machineId = stateKey(spec.name);
   const root = `#${machineId}`;
   const actors: Record<string, AnyActorLogic> = {};
@@ -152,8 +155,8 @@ function buildMachine(spec: GraphSpec, model = false) {
   for (const node of spec.nodes) {
     if (isHumanNode(node.node)) {
       states[node.key] = humanState(spec, node, root);
-    } else if (model) {
-      states[node.key] = modelNodeState(spec, node, root);
+    } else if (mode === 'model') {
+      states[node.key] = modelNodeState(spec, node, root, false);
     } else if (isCompilableNode(node.node)) {
       const params = { nodeId: node.id, key: node.key };
       const own = node.node[COMPILE_NODE]({
@@ -167,6 +170,8 @@ function buildMachine(spec: GraphSpec, model = false) {
       Object.assign(actors, own.actors);
       Object.assign(extraActions, own.actions);
       Object.assign(extraGuards, own.guards);
+    } else if (mode === 'direct') {
+      states[node.key] = modelNodeState(spec, node, root, true);
     } else {
       actors[node.key] = nodeActor(node);
       states[node.key] = nodeState(spec, node, root);
@@ -195,7 +200,7 @@ function buildMachine(spec: GraphSpec, model = false) {
       validReply: ({ event }, { key }: { key: string }) => event.type === 'human.reply' && (spec.byKey.get(key)?.node as HumanNode).checkReply(event.reply).ok,
     },
     // The action implementations take loosely typed arguments; XState's inferred ones are narrower.
-    actions: { ...extraActions, ...machineActions(spec) } as never,
+    actions: { ...extraActions, ...machineActions(spec), runNode: runNodeDirectly(spec) } as never,
   }).createMachine({
     id: machineId,
     context: ({ input, self }) => {
@@ -234,11 +239,30 @@ const models = new WeakMap<GraphSpec, GraphMachine>();
 export function compileModel(spec: GraphSpec): GraphMachine {
   let model = models.get(spec);
   if (model === undefined) {
-    model = buildMachine(spec, true) as unknown as GraphMachine;
+    model = buildMachine(spec, 'model') as unknown as GraphMachine;
     registerSpec(model, spec);
     models.set(spec, model);
   }
   return model;
+}
+
+const directs = new WeakMap<GraphSpec, GraphMachine>();
+
+/**
+ * The graph's machine for runs held in memory from start to end: the same states, hops, guards,
+ * actions and events as its machine, but each node runs as a plain promise started by the node's
+ * entry (see `runNodeDirectly`) instead of an invoked child actor. Its persisted snapshot cannot
+ * re-run a node in flight, so durable and restored runs use the invoking machine; a snapshot taken
+ * at a wait (no node in flight) is the same in both.
+ */
+export function directMachine(spec: GraphSpec): GraphMachine {
+  let machine = directs.get(spec);
+  if (machine === undefined) {
+    machine = buildMachine(spec, 'direct') as unknown as GraphMachine;
+    registerSpec(machine, spec);
+    directs.set(spec, machine);
+  }
+  return machine;
 }
 
 /** True for a machine made by {@link compileModel}. */

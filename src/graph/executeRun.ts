@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
 import type { AgentRequest } from './AgentNode.js';
-import { specOf, type GraphMachine } from './compileMachine.js';
+import { directMachine, isGraphModel, specOf, type GraphMachine } from './compileMachine.js';
 import { heldSnapshot, holdWaitingRun } from './durable/holdWaitingRun.js';
 import { driveActor } from './driveActor.js';
 import type { GraphMachineOutput } from './GraphMachineContext.js';
@@ -48,7 +48,11 @@ export async function executeRun(
   const runtime = new RunRuntime({ runId, session, streaming, clock, onEvent, listener, recorders });
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
-  const actor = createWithRuntime(runtime, () => createActor(machine, { input: machineInput(request, runId, options), ...inspect }));
+  // Nothing persists this run while a node is in flight, so its nodes need no child actors; an
+  // inspected run keeps them, so the inspector shows each node's actor.
+  runtime.direct = options.inspect === undefined && !isGraphModel(machine);
+  const logic = runtime.direct ? directMachine(specOf(machine)) : machine;
+  const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options), ...inspect }));
   let held: unknown = null;
   const output = await driveActor(actor, { signal: options.signal, onWaiting: (a) => (held = a.getPersistedSnapshot()) });
   if (output.status !== 'waiting') return finishRun(runtime, output);

@@ -142,6 +142,8 @@ export function machineActions(spec: GraphSpec) {
 
     reportNodeCancelled: ({ context, self }: Args) => {
       const runtime = runtimeOf(self);
+      // A node run directly (no child actor to stop) sees its signal abort here.
+      runtime.nodeCall?.abandon();
       if (runtime.listening && context.inFlight !== null) {
         runtime.emit(context.runId, { type: 'node.cancelled', nodeId: context.inFlight, step: context.steps });
       }

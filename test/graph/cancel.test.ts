@@ -27,6 +27,30 @@ describe('cancellation', () => {
     expect(events.find((e) => e.type === 'node.cancelled')).toMatchObject({ nodeId: 'wait', step: 2 });
   });
 
+  it('gives a node that first reads its signal after the cancel an aborted one, and drops its late result', async () => {
+    const controller = new AbortController();
+    let release: () => void = () => {};
+    const late = new Promise<void>((resolve) => (release = resolve));
+    let seen: boolean | undefined;
+    const graph = new StateGraph()
+      .addNode('slow', async (ctx) => {
+        controller.abort();
+        await late;
+        seen = ctx.signal.aborted;
+        return 'too late';
+      })
+      .addNode('never', () => 'never')
+      .start('slow')
+      .addEdge('slow', 'never');
+    const run = await graph.run('x', { signal: controller.signal });
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(run.status).toBe('cancelled');
+    expect(seen).toBe(true);
+    expect(run.path).toEqual(['slow']);
+    expect(run.outputText).toBeNull();
+  });
+
   it('runs nothing when the signal is already aborted', async () => {
     let ran = false;
     const graph = new StateGraph().addNode('a', () => {
