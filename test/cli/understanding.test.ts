@@ -48,6 +48,13 @@ describe('the offline desk understands ordinary messages (CLI)', () => {
     expect(done.outputText).toContain('764.15 CNY');
   }, 240_000);
 
+  it('says what the run waits for: the order number from the customer, not a person', () => {
+    const result = cli('run', 'Can I get my money back for the speaker?');
+    expect(result.status, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/^waiting for a reply at ask_order: Please send me your order number/m);
+    expect(result.stdout).not.toContain('waiting for a person');
+  }, 180_000);
+
   it('sends only disputes, requests for a person and unreadable messages to a person', () => {
     for (const message of ['I object to this refund decision, it is unfair.', 'Can I talk to a real person please?', 'qwxz vbnm plkj']) {
       const waiting = run('run', message);

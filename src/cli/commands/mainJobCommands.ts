@@ -64,7 +64,8 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       if (opts.json) return cli.out(JSON.stringify(summary(run)));
       cli.out('');
       cli.out(`run ${run.runId}: ${run.status}   path: ${run.path.join(' → ')}`);
-      if (run.waiting) cli.out(`waiting for a person: ${run.waiting.reason}\nresume with: npx switchboard resume ${run.runId} --reply "<text>"`);
+      // The reason says what is asked (an order number, a decision…): the node decides who answers.
+      if (run.waiting) cli.out(`waiting for a reply at ${run.waiting.nodeId}: ${run.waiting.reason}\nresume with: npx switchboard resume ${run.runId} --reply "<text>"`);
       if (run.error) cli.out(`error: ${run.error.message} [${run.error.code}]`);
       if (run.outputText !== null && !run.waiting) cli.out(`\n${run.outputText}`);
     });
