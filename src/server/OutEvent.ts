@@ -1,38 +1,58 @@
 import type { StoredEvent } from '../persistence/RunStore.js';
 import { FINISHED_STATUSES, type StoredRunStatus } from '../persistence/RunStore.js';
-import { redactForOutput } from '../trace/redact.js';
-import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
+import type { TraceEvent } from '../trace/TraceEvent.js';
 
 /**
  * An event as the workbench sends it: its `seq`, its `type` and `data`, the whole event with its
  * envelope after redaction (secrets, `data:` URL images and `__` keys removed) — the same form
  * the run store keeps, so stored and live events look alike.
+ *
+ * The SSE message of the event ({@link frame}) is serialised and encoded at most once, on its
+ * first delivery, and the same bytes are written to every subscriber the object is offered to.
  */
-export interface OutEvent {
-  seq: number;
-  type: string;
-  data: Record<string, unknown>;
+export class OutEvent {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  #frame: Uint8Array | undefined;
+  #finalStatus: StoredRunStatus | null | undefined;
+
+  constructor(seq: number, type: string, data: Record<string, unknown>) {
+    this.seq = seq;
+    this.type = type;
+    this.data = data;
+  }
+
+  /** The sendable form of a live event (the run's recorders already redacted it, once for all of them). */
+  static live(event: TraceEvent): OutEvent {
+    return new OutEvent(event.seq, event.type, event);
+  }
+
+  /** The sendable form of a stored event (redacted before it was stored). */
+  static stored(event: StoredEvent): OutEvent {
+    return new OutEvent(event.seq, event.type, event.data);
+  }
+
+  /** `id: <seq>` and `data: <JSON on one line>`, encoded: what every subscriber of the event is sent. */
+  get frame(): Uint8Array {
+    return (this.#frame ??= Buffer.from(`id: ${this.seq}\ndata: ${JSON.stringify(this.data)}\n\n`));
+  }
+
+  /**
+   * The final status when this event ends its run for good (`run.completed` of the top-level run
+   * with a finished status, or `run.cancelled`); null otherwise — a run that waits goes on later.
+   */
+  get finalStatus(): StoredRunStatus | null {
+    if (this.#finalStatus === undefined) this.#finalStatus = finalStatusOf(this.type, this.data);
+    return this.#finalStatus;
+  }
 }
 
-/** The sendable form of a live event. */
-export function liveOutEvent(event: WorkflowEvent, secrets: readonly string[]): OutEvent {
-  return { seq: event.seq, type: event.type, data: redactForOutput(event, secrets) as Record<string, unknown> };
-}
-
-/** The sendable form of a stored event. */
-export function storedOutEvent(event: StoredEvent): OutEvent {
-  return { seq: event.seq, type: event.type, data: event.data };
-}
-
-/**
- * The final status when this event ends its run for good (`run.completed` of the top-level run
- * with a finished status, or `run.cancelled`); null otherwise — a run that waits goes on later.
- */
-export function finalStatusOf(event: OutEvent): StoredRunStatus | null {
-  if (event.type === 'run.cancelled') return 'cancelled';
-  if (event.type !== 'run.completed') return null;
-  const path = event.data.path;
+function finalStatusOf(type: string, data: Record<string, unknown>): StoredRunStatus | null {
+  if (type === 'run.cancelled') return 'cancelled';
+  if (type !== 'run.completed') return null;
+  const path = data.path;
   if (path !== undefined && path !== 'root') return null;
-  const status = (event.data.run as { status?: unknown } | undefined)?.status;
+  const status = (data.run as { status?: unknown } | undefined)?.status;
   return typeof status === 'string' && FINISHED_STATUSES.has(status as StoredRunStatus) ? (status as StoredRunStatus) : null;
 }

@@ -1,13 +1,10 @@
 import type { RunStore } from '../persistence/RunStore.js';
-import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
-import { secretValues } from '../trace/redact.js';
-import { liveOutEvent, type OutEvent } from './OutEvent.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import { OutEvent } from './OutEvent.js';
 import { RunSubscription, type EventSources, type SubscriberCallbacks } from './RunSubscription.js';
 
 /** Options for {@link RunHub}. */
 export interface RunHubOptions {
-  /** Values to redact from every event (default: secret-looking environment variables). */
-  secrets?: readonly string[];
   /** How often a subscriber of a run that no leg here executes reads the store (default 1000 ms). */
   pollMs?: number;
 }
@@ -17,17 +14,20 @@ export interface RunHubOptions {
  * memory until the leg ends, so a subscriber never misses one that is not checkpointed yet) and
  * the subscribers of each run. A subscriber of a run executed elsewhere (another process, the
  * CLI) reads the store every `pollMs`.
+ *
+ * The hub is a recorder of the legs it attaches to: it gets each event as the run redacted it once
+ * for all its recorders (the store's event log among them), wraps it in one {@link OutEvent} and
+ * offers that same object to every subscriber, so the event is serialised once (its shared frame)
+ * however many subscribers there are.
  */
 export class RunHub implements EventSources {
   readonly store: RunStore;
-  readonly #secrets: readonly string[];
   readonly #pollMs: number;
   readonly #logs = new Map<string, OutEvent[]>();
   readonly #subscribers = new Map<string, Set<RunSubscription>>();
 
   constructor(store: RunStore, options: RunHubOptions = {}) {
     this.store = store;
-    this.#secrets = options.secrets ?? secretValues();
     this.#pollMs = options.pollMs ?? 1000;
   }
 
@@ -47,14 +47,24 @@ export class RunHub implements EventSources {
     return n;
   }
 
-  /** Starts the in-memory log of a leg executing here; returns the listener to pass as `onEvent`. */
-  attach(runId: string): (event: WorkflowEvent) => void {
+  /** Open subscriptions paused because their client reads slower than events come (all runs). */
+  get pausedCount(): number {
+    let n = 0;
+    for (const set of this.#subscribers.values()) for (const subscription of set) if (subscription.paused) n++;
+    return n;
+  }
+
+  /** Starts the in-memory log of a leg executing here; returns the recorder to pass in the leg's `recorders`. */
+  attach(runId: string): TraceRecorder {
     const log: OutEvent[] = [];
     this.#logs.set(runId, log);
-    return (event) => {
-      const out = liveOutEvent(event, this.#secrets);
-      log.push(out);
-      for (const subscription of this.#subscribers.get(runId) ?? []) subscription.offer(out);
+    return {
+      record: (event) => {
+        const out = OutEvent.live(event);
+        log.push(out);
+        const subscribers = this.#subscribers.get(runId);
+        if (subscribers !== undefined) for (const subscription of subscribers) subscription.offer(out);
+      },
     };
   }
 

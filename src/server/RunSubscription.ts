@@ -1,5 +1,5 @@
 import { FINISHED_STATUSES, type RunStore, type StoredRunStatus } from '../persistence/RunStore.js';
-import { finalStatusOf, storedOutEvent, type OutEvent } from './OutEvent.js';
+import { OutEvent } from './OutEvent.js';
 
 /** Where a subscription reads a run's events: the store, and the in-memory log of a leg running here. */
 export interface EventSources {
@@ -10,13 +10,19 @@ export interface EventSources {
 
 /** What a subscriber is told. */
 export interface SubscriberCallbacks {
-  /** Each event once, in `seq` order. */
-  deliver(event: OutEvent): void;
+  /**
+   * Each event once, in `seq` order. Returns false when the subscriber cannot take more for now:
+   * the subscription then pauses until {@link RunSubscription.resume} is called.
+   */
+  deliver(event: OutEvent): boolean;
   /** The run finished and every event was delivered; nothing follows. */
   finished(status: StoredRunStatus): void;
   /** Reading the store failed; the subscription stops. */
   failed(error: unknown): void;
 }
+
+/** How many stored events one read of the store returns at most (a long history is read in pages). */
+const PAGE = 500;
 
 /**
  * One subscriber's view of a run's events: every event after `afterSeq` exactly once, in order,
@@ -24,6 +30,11 @@ export interface SubscriberCallbacks {
  * running here (events not yet checkpointed), or live. Events are held until the one before them
  * was delivered; a gap that neither the store nor the log can fill after a sync is skipped rather
  * than stalling the stream.
+ *
+ * A subscriber that cannot keep up (its `deliver` returned false) is paused: it holds no events
+ * and live ones pass it by; on {@link resume} it reads what it missed from the live log and the
+ * store, from its cursor, and goes on live. So a slow subscriber never holds up the others and
+ * never costs more than what its consumer buffers.
  */
 export class RunSubscription {
   readonly runId: string;
@@ -34,6 +45,7 @@ export class RunSubscription {
   #syncing = false;
   #again = false;
   #closed = false;
+  #paused = false;
   readonly #onClose: (() => void) | undefined;
 
   constructor(runId: string, afterSeq: number, sources: EventSources, callbacks: SubscriberCallbacks, onClose?: () => void) {
@@ -53,6 +65,11 @@ export class RunSubscription {
     return this.#closed;
   }
 
+  /** True while the subscriber's consumer is full (see {@link resume}). */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
   /** Stops delivering (idempotent). */
   close(): void {
     if (this.#closed) return;
@@ -63,17 +80,30 @@ export class RunSubscription {
 
   /** A live event. */
   offer(event: OutEvent): void {
-    if (this.#closed || event.seq <= this.#cursor) return;
+    if (this.#closed || this.#paused || event.seq <= this.#cursor) return;
+    if (event.seq === this.#cursor + 1 && this.#pending.size === 0) {
+      // The usual case: the next event, live, nothing held back.
+      this.#deliver(event);
+      return;
+    }
     this.#pending.set(event.seq, event);
-    this.#drain(false);
+    this.#drain();
+  }
+
+  /** The consumer can take events again: catch up from the cursor (no-op unless paused). */
+  resume(): void {
+    if (!this.#paused || this.#closed) return;
+    this.#paused = false;
+    void this.sync();
   }
 
   /**
    * Reads what the store and the live log hold after the cursor and delivers it; ends the
-   * subscription when the run has finished and no leg runs here. Concurrent calls coalesce.
+   * subscription when the run has finished and no leg runs here. Concurrent calls coalesce; a
+   * paused subscription reads nothing until it is resumed.
    */
   async sync(): Promise<void> {
-    if (this.#closed) return;
+    if (this.#closed || this.#paused) return;
     if (this.#syncing) {
       this.#again = true;
       return;
@@ -85,16 +115,23 @@ export class RunSubscription {
         // The live log is read before the store: an event stored in between is in one or the other.
         const live = this.#sources.liveLog(this.runId);
         for (const event of live ?? []) if (event.seq > this.#cursor) this.#pending.set(event.seq, event);
-        const stored = await this.#sources.store.listEvents(this.runId, { afterSeq: this.#cursor });
-        if (this.#closed) return;
-        for (const event of stored) if (event.seq > this.#cursor && !this.#pending.has(event.seq)) this.#pending.set(event.seq, storedOutEvent(event));
-        this.#drain(true);
-        if (this.#closed || live !== undefined || this.#sources.liveLog(this.runId) !== undefined) continue;
+        const stored = await this.#sources.store.listEvents(this.runId, { afterSeq: this.#cursor, limit: PAGE });
+        if (this.#closed || this.#paused) return;
+        for (const event of stored) if (event.seq > this.#cursor && !this.#pending.has(event.seq)) this.#pending.set(event.seq, OutEvent.stored(event));
+        // A full page may have more behind it: only a gap before its last event is known to be unfillable.
+        const more = stored.length === PAGE;
+        this.#drain(more ? stored[stored.length - 1]!.seq : Infinity);
+        if (this.#closed || this.#paused) return;
+        if (more) {
+          this.#again = true;
+          continue;
+        }
+        if (live !== undefined || this.#sources.liveLog(this.runId) !== undefined) continue;
         // No leg runs here: the stored status says whether anything can still follow.
         const record = await this.#sources.store.getRun(this.runId);
-        if (this.#closed) return;
+        if (this.#closed || this.#paused) return;
         if (record !== null && FINISHED_STATUSES.has(record.status) && !this.#again) this.#finish(record.status);
-      } while (this.#again && !this.#closed);
+      } while (this.#again && !this.#closed && !this.#paused);
     } catch (error) {
       if (!this.#closed) {
         this.close();
@@ -102,25 +139,41 @@ export class RunSubscription {
       }
     } finally {
       this.#syncing = false;
+      // Resumed while this sync was reading: catch up now.
+      if (this.#again && !this.#closed && !this.#paused) void this.sync();
     }
   }
 
-  #drain(afterSync: boolean): void {
-    while (!this.#closed) {
+  /** Delivers what follows the cursor; a gap whose far side is at most `skipUpTo` is skipped (the store was read past it). */
+  #drain(skipUpTo = -Infinity): void {
+    while (!this.#closed && !this.#paused) {
       const next = this.#pending.get(this.#cursor + 1);
       if (next !== undefined) {
         this.#pending.delete(next.seq);
-        this.#cursor = next.seq;
-        this.#callbacks.deliver(next);
-        const status = finalStatusOf(next);
-        if (status !== null) this.#finish(status);
+        this.#deliver(next);
         continue;
       }
-      if (!afterSync || this.#pending.size === 0) break;
+      if (this.#pending.size === 0) break;
+      const after = Math.min(...this.#pending.keys());
+      if (after > skipUpTo) break;
       // Nothing can fill the gap (events lost by a process that died): skip it.
-      this.#cursor = Math.min(...this.#pending.keys()) - 1;
+      this.#cursor = after - 1;
     }
-    if (!afterSync && !this.#closed && this.#pending.size > 0) void this.sync();
+    if (skipUpTo === -Infinity && !this.#closed && !this.#paused && this.#pending.size > 0) void this.sync();
+  }
+
+  #deliver(event: OutEvent): void {
+    this.#cursor = event.seq;
+    const accepted = this.#callbacks.deliver(event);
+    const status = event.finalStatus;
+    if (status !== null) this.#finish(status);
+    else if (!accepted && !this.#closed) this.#pause();
+  }
+
+  #pause(): void {
+    // What is held back now is read again (from the live log or the store) on resume.
+    this.#paused = true;
+    this.#pending.clear();
   }
 
   #finish(status: StoredRunStatus): void {

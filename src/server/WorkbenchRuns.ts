@@ -4,6 +4,7 @@ import type { RunManager } from '../graph/durable/RunManager.js';
 import type { Workflow } from '../graph/Workflow.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { RunRecord } from '../persistence/RunStore.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { RunStateError } from '../errors/RunStateError.js';
 import type { RunHub } from './RunHub.js';
 import { ServerError } from './ServerError.js';
@@ -16,8 +17,9 @@ export interface LegStarted {
 
 /**
  * Starts, resumes and cancels stored runs for the HTTP API. Legs run in the background with the
- * hub as their event listener; a call returns once the run is stored (start) or claimed (resume),
- * or, with `wait`, once the leg ended or waits.
+ * hub as one of their recorders (it gets the events the run redacted once for its store); a call
+ * returns once the run is stored (start) or claimed (resume), or, with `wait`, once the leg ended
+ * or waits.
  */
 export class WorkbenchRuns {
   readonly manager: RunManager;
@@ -54,8 +56,8 @@ export class WorkbenchRuns {
   async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean } = {}): Promise<LegStarted> {
     const graph = this.graph(graphName);
     const runId = randomUUID();
-    const onEvent = this.hub.attach(runId);
-    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, onEvent }));
+    const recorders = [this.hub.attach(runId)];
+    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, recorders }));
     if (options.wait) return { runId, run: await leg };
     await this.#untilStored(runId, leg);
     return { runId };
@@ -66,14 +68,16 @@ export class WorkbenchRuns {
     if (this.hub.isLive(runId)) {
       throw new RunStateError(`run ${runId} is running in this server right now, not waiting for a reply`, { code: 'run_not_waiting', runId });
     }
-    const listener = this.hub.attach(runId);
+    const hubRecorder = this.hub.attach(runId);
     let claimed!: () => void;
     const firstEvent = new Promise<void>((resolve) => (claimed = resolve));
-    const onEvent: typeof listener = (event) => {
-      claimed();
-      listener(event);
+    const recorder: TraceRecorder = {
+      record: (event) => {
+        claimed();
+        hubRecorder.record(event);
+      },
     };
-    const leg = this.#track(runId, () => this.manager.resume(runId, { reply }, { onEvent }));
+    const leg = this.#track(runId, () => this.manager.resume(runId, { reply }, { recorders: [recorder] }));
     if (options.wait) return { runId, run: await leg };
     await Promise.race([firstEvent, leg]);
     return { runId };

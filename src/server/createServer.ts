@@ -36,6 +36,12 @@ export interface ServerOptions {
   allowedHosts?: readonly string[];
   /** Heartbeat interval of event streams (default 15 000 ms). */
   heartbeatMs?: number;
+  /**
+   * Most bytes of events queued for one event-stream client beyond what its connection holds
+   * (default 1 MiB). A client that falls that far behind is paused, then catches up from the store
+   * once it reads again; it never holds up the other clients.
+   */
+  streamBufferBytes?: number;
   /** The eval report `GET /api/eval` shows (default `SWITCHBOARD_EVAL_FILE` or `.switchboard/eval/latest.json`). */
   evalFile?: string;
   /** How often a stream of a run executed elsewhere reads the store (default 1000 ms). */
@@ -105,6 +111,7 @@ export function createServer(options: ServerOptions): Workbench {
     scenarios: options.scenarios ?? [],
     scenarioRoot: options.scenarioRoot ?? process.cwd(),
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    streamBufferBytes: options.streamBufferBytes ?? 1024 * 1024,
     ...(options.evalFile === undefined ? {} : { evalFile: options.evalFile }),
   });
   mountWebAssets(app);

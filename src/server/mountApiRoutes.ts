@@ -24,6 +24,8 @@ export interface ApiContext {
   /** The folder scenario image paths are relative to. */
   scenarioRoot: string;
   heartbeatMs: number;
+  /** Most bytes queued for one event-stream client (see `eventStream`). */
+  streamBufferBytes: number;
   /** The eval report `GET /api/eval` reads (default: see `readLatestEval`). */
   evalFile?: string;
 }
@@ -82,7 +84,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.get('/api/eval', async (c) => c.json(await readLatestEval(ctx.evalFile)));
 
-  app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount }));
+  app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount, pausedSubscribers: runs.hub.pausedCount }));
 
   app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })) }));
 
@@ -135,7 +137,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const runId = c.req.param('runId');
     await runs.manager.get(runId);
     const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID');
-    return eventStream(runs.hub, runId, { afterSeq, heartbeatMs: ctx.heartbeatMs, signal: c.req.raw.signal });
+    return eventStream(runs.hub, runId, { afterSeq, heartbeatMs: ctx.heartbeatMs, bufferBytes: ctx.streamBufferBytes, signal: c.req.raw.signal });
   });
 
   app.post('/api/runs/:runId/resume', async (c) => {
