@@ -129,6 +129,8 @@ export {
   type RunPatch,
   type RunFilter,
 } from './persistence/RunStore.js';
+/** Step records: what a checkpoint changed in a run's snapshot (the rows `RunStore.appendSteps` writes), and how they are applied. */
+export { diffSnapshot, applySnapshotPatch, type SnapshotPatch } from './persistence/snapshotPatch.js';
 /** A run store in process memory (same contract), and the one runs without a store keep their waits in. */
 export { MemoryRunStore, defaultMemoryStore, type MemoryRunStoreOptions } from './persistence/MemoryRunStore.js';
 /** The embedded SQLite run store (the default). */

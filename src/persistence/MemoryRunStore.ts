@@ -2,7 +2,7 @@ import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type NewRun
 import { StoreError } from './StoreError.js';
 import { checkNewRun, checkPatch } from './checkStoreInput.js';
 import { decodeStored, encodeStored } from './storedJson.js';
-import { checkValueLimit, encodeEvents, encodeJournalValue, parseStored } from './storeRows.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, parseStored, withSteps } from './storeRows.js';
 
 /** Options for {@link MemoryRunStore}. */
 export interface MemoryRunStoreOptions {
@@ -22,6 +22,8 @@ interface Held {
   record: Omit<RunRecord, 'snapshot' | 'error'>;
   snapshot: string | null;
   error: string | null;
+  /** Step records written since the snapshot, one text per append (as the SQL stores keep them). */
+  steps: string[];
 }
 
 /** One stored event, its data kept as JSON text. */
@@ -56,6 +58,11 @@ export class MemoryRunStore implements RunStore {
   readonly #now: () => number;
   readonly #maxFinished: number;
   readonly #limit: number;
+
+  /** The most bytes one stored value may take. */
+  get maxValueBytes(): number {
+    return this.#limit;
+  }
 
   constructor(options: MemoryRunStoreOptions = {}) {
     const max = options.maxFinishedRuns ?? Number.POSITIVE_INFINITY;
@@ -92,6 +99,7 @@ export class MemoryRunStore implements RunStore {
       },
       snapshot,
       error: null,
+      steps: [],
     });
     this.#noteFinished(run.runId, run.status);
     return (await this.getRun(run.runId))!;
@@ -121,33 +129,31 @@ export class MemoryRunStore implements RunStore {
     const encodedError = patch.error === undefined || patch.error === null ? patch.error : encodeStored(patch.error, 'error', this.#limit);
     const held = this.#runs.get(runId);
     if (held === undefined || held.record.version !== expectedVersion) return null;
-    // Checked before anything changes: the write is all or nothing, as in one SQL transaction.
-    const seen = new Set<string>();
-    for (const e of events) {
-      const key = `${e.runId}\u0000${e.seq}`;
-      if (seen.has(key) || this.#events.get(e.runId)?.seqs.has(e.seq) === true) {
-        throw new StoreError(`cannot append event ${e.seq} to run ${e.runId}: that sequence number is already stored`, { code: 'run_conflict' });
-      }
-      seen.add(key);
-    }
+    this.#checkEvents(events);
     const { snapshot, error, ...fields } = patch;
     for (const [key, value] of Object.entries(fields)) if (value !== undefined) (held.record as Record<string, unknown>)[key] = value;
-    if (snapshot !== undefined) held.snapshot = encodedSnapshot ?? null;
+    if (snapshot !== undefined) {
+      held.snapshot = encodedSnapshot ?? null;
+      held.steps = [];
+    }
     if (error !== undefined) held.error = encodedError ?? null;
     held.record.version = expectedVersion + 1;
     held.record.updatedAt = this.#now();
-    const unsorted = new Set<HeldEvent[]>();
-    events.forEach((e, i) => {
-      let log = this.#events.get(e.runId);
-      if (log === undefined) this.#events.set(e.runId, (log = { events: [], seqs: new Set() }));
-      // Appending in order keeps the log sorted; anything else is sorted once below.
-      if (log.events.length > 0 && log.events[log.events.length - 1]!.seq > e.seq) unsorted.add(log.events);
-      log.events.push({ seq: e.seq, type: e.type, at: e.at, data: data[i]! });
-      log.seqs.add(e.seq);
-    });
-    for (const log of unsorted) log.sort((a, b) => a.seq - b.seq);
+    this.#appendEvents(events, data);
     this.#noteFinished(runId, held.record.status);
     return expectedVersion + 1;
+  }
+
+  async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
+    const text = joinSteps(runId, steps, this.#limit);
+    const held = this.#runs.get(runId);
+    if (held === undefined || held.record.version !== expectedVersion) return false;
+    // The events go through the same checks and log as updateRun's, without touching the run.
+    const data = encodeEvents(events, this.#limit);
+    this.#checkEvents(events);
+    this.#appendEvents(events, data);
+    held.steps.push(text);
+    return true;
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
@@ -188,7 +194,9 @@ export class MemoryRunStore implements RunStore {
     for (const e of this.#events.get(runId)?.events ?? []) eventBytes += bytes(e.data);
     let journalBytes = 0;
     for (const value of this.#journal.get(runId)?.values() ?? []) journalBytes += bytes(value);
-    return { snapshotBytes: bytes(held.snapshot), eventBytes, journalBytes };
+    let snapshotBytes = bytes(held.snapshot);
+    for (const step of held.steps) snapshotBytes += bytes(step);
+    return { snapshotBytes, eventBytes, journalBytes };
   }
 
   /** Forgets a run, its events and its journal (its specialists' too); false if there was no such run. */
@@ -210,6 +218,32 @@ export class MemoryRunStore implements RunStore {
     this.#finished.clear();
   }
 
+  /** Refuses events whose sequence numbers are taken, before anything changes (all or nothing, as in one SQL transaction). */
+  #checkEvents(events: readonly StoredEvent[]): void {
+    const seen = new Set<string>();
+    for (const e of events) {
+      const key = `${e.runId}\u0000${e.seq}`;
+      if (seen.has(key) || this.#events.get(e.runId)?.seqs.has(e.seq) === true) {
+        throw new StoreError(`cannot append event ${e.seq} to run ${e.runId}: that sequence number is already stored`, { code: 'run_conflict' });
+      }
+      seen.add(key);
+    }
+  }
+
+  /** Appends checked events to their logs, kept sorted by sequence number. */
+  #appendEvents(events: readonly StoredEvent[], data: readonly string[]): void {
+    const unsorted = new Set<HeldEvent[]>();
+    events.forEach((e, i) => {
+      let log = this.#events.get(e.runId);
+      if (log === undefined) this.#events.set(e.runId, (log = { events: [], seqs: new Set() }));
+      // Appending in order keeps the log sorted; anything else is sorted once below.
+      if (log.events.length > 0 && log.events[log.events.length - 1]!.seq > e.seq) unsorted.add(log.events);
+      log.events.push({ seq: e.seq, type: e.type, at: e.at, data: data[i]! });
+      log.seqs.add(e.seq);
+    });
+    for (const log of unsorted) log.sort((a, b) => a.seq - b.seq);
+  }
+
   /** Keeps at most `maxFinishedRuns` finished runs: the oldest to finish goes first. */
   #noteFinished(runId: string, status: RunRecord['status']): void {
     if (!FINISHED_STATUSES.has(status) || this.#finished.has(runId)) return;
@@ -222,7 +256,8 @@ export class MemoryRunStore implements RunStore {
 }
 
 function toRecord(held: Held): RunRecord {
-  return { ...held.record, snapshot: held.snapshot === null ? null : decodeStored(held.snapshot), error: held.error === null ? null : (JSON.parse(held.error) as RunRecord['error']) };
+  const snapshot = held.snapshot === null ? null : decodeStored(held.snapshot);
+  return { ...held.record, snapshot: held.steps.length === 0 ? snapshot : withSteps(snapshot, held.steps, held.record.runId), error: held.error === null ? null : (JSON.parse(held.error) as RunRecord['error']) };
 }
 
 /**

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { checkValueLimit, encodeEvents, encodeJournalValue, newRunColumns, parseStored, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link PostgresRunStore}. */
@@ -65,6 +65,11 @@ export class PostgresRunStore implements RunStore {
   /** The connection URL with its password hidden. */
   readonly url: string;
 
+  /** The most bytes one stored value may take. */
+  get maxValueBytes(): number {
+    return this.#limit;
+  }
+
   async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     this.#ready ??= this.#migrate();
     await this.#ready;
@@ -116,7 +121,15 @@ export class PostgresRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     const res = await this.#query<RunRow>('SELECT * FROM runs WHERE run_id = $1', [runId]);
-    return res.rows[0] === undefined ? null : rowToRecord(res.rows[0]);
+    return res.rows[0] === undefined ? null : this.#toRecord(res.rows[0]);
+  }
+
+  /** A row as a record, its snapshot brought up to date with the step records written since. */
+  async #toRecord(row: RunRow): Promise<RunRecord> {
+    const record = rowToRecord(row);
+    const steps = await this.#query<{ data: string }>('SELECT data FROM steps WHERE run_id = $1 ORDER BY n', [row.run_id]);
+    if (steps.rows.length > 0) record.snapshot = withSteps(record.snapshot, steps.rows.map((r) => r.data), row.run_id);
+    return record;
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
@@ -129,7 +142,7 @@ export class PostgresRunStore implements RunStore {
       `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ${limit}`,
       params,
     );
-    return res.rows.map(rowToRecord);
+    return Promise.all(res.rows.map((row) => this.#toRecord(row)));
   }
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
@@ -138,13 +151,16 @@ export class PostgresRunStore implements RunStore {
     const params: unknown[] = cols.map(([, v]) => v);
     const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
     const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING version`;
-    if (events.length === 0) {
+    if (events.length === 0 && patch.snapshot === undefined) {
       const res = await this.#query<{ version: number }>(update, params);
       return res.rows[0] === undefined ? null : res.rows[0].version;
     }
     return this.#transaction(async (client) => {
       const res = await client.query<{ version: number }>(update, params);
       if (res.rows[0] === undefined) return null;
+      // A new snapshot holds everything the step records said.
+      if (patch.snapshot !== undefined) await client.query('DELETE FROM steps WHERE run_id = $1', [runId]);
+      if (events.length === 0) return res.rows[0].version;
       const eventParams: unknown[] = [];
       const values = events.map(
         (e, i) =>
@@ -153,6 +169,28 @@ export class PostgresRunStore implements RunStore {
       await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
       return res.rows[0].version;
     });
+  }
+
+  async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
+    const text = joinSteps(runId, steps, this.#limit);
+    const data = encodeEvents(events, this.#limit);
+    const params: unknown[] = [runId, expectedVersion, text];
+    // One statement, so one round trip and one transaction: the run's row is locked against a
+    // concurrent compare-and-set (FOR SHARE) and read, never written.
+    const values = events.map(
+      (e, i) => `($${params.push(e.runId)}::text, $${params.push(e.seq)}::integer, $${params.push(e.type)}::text, $${params.push(e.at)}::bigint, $${params.push(data[i])}::text)`,
+    );
+    const insertEvents =
+      values.length === 0
+        ? ''
+        : `, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT v.run_id, v.seq, v.type, v.at, v.data FROM (VALUES ${values.join(', ')}) AS v(run_id, seq, type, at, data) WHERE EXISTS (SELECT 1 FROM ok))`;
+    const res = await this.#query<{ n: number }>(
+      `WITH ok AS (SELECT run_id FROM runs WHERE run_id = $1 AND version = $2 FOR SHARE),
+       s AS (INSERT INTO steps (run_id, n, data) SELECT $1, coalesce((SELECT max(n) FROM steps WHERE run_id = $1), 0) + 1, $3 FROM ok RETURNING n)${insertEvents}
+       SELECT count(*)::int AS n FROM s`,
+      params,
+    );
+    return (res.rows[0]?.n ?? 0) > 0;
   }
 
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T | null>): Promise<T | null> {
@@ -204,7 +242,8 @@ export class PostgresRunStore implements RunStore {
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
     const one = async (sql: string) => Number((await this.#query<{ n: string | null }>(sql, [runId])).rows[0]?.n ?? 0);
     return {
-      snapshotBytes: await one('SELECT octet_length(snapshot) AS n FROM runs WHERE run_id = $1'),
+      snapshotBytes:
+        (await one('SELECT octet_length(snapshot) AS n FROM runs WHERE run_id = $1')) + (await one('SELECT sum(octet_length(data)) AS n FROM steps WHERE run_id = $1')),
       eventBytes: await one('SELECT sum(octet_length(data)) AS n FROM events WHERE run_id = $1'),
       journalBytes: await one('SELECT sum(octet_length(value)) AS n FROM journal WHERE run_id = $1'),
     };

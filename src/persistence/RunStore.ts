@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SnapshotPatch } from './snapshotPatch.js';
 
 /** Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`. */
 export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted']);
@@ -78,6 +79,17 @@ export interface RunStore {
    * (or the row) did not match — nothing is written then.
    */
   updateRun(runId: string, expectedVersion: number, patch: RunPatch, events?: StoredEvent[]): Promise<number | null>;
+  /**
+   * Appends step records and events in one transaction, only if the row is still at
+   * `expectedVersion`; neither the row nor its version is written. Each step record is a
+   * {@link SnapshotPatch} as stored JSON (`encodeStored`); `getRun` and `listRuns` return the snapshot
+   * with every step record since the last snapshot applied, and `updateRun` with a `snapshot` drops
+   * them. Resolves to false when the version (or the row) did not match — nothing is written then.
+   * Optional: a store without it gets a full snapshot at every checkpoint.
+   */
+  appendSteps?(runId: string, expectedVersion: number, steps: readonly string[], events?: StoredEvent[]): Promise<boolean>;
+  /** The most bytes one stored value may take (checked before a write is queued). */
+  readonly maxValueBytes?: number;
   /** Extends the lease if `owner` still holds it; false otherwise. Does not bump the version. */
   renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean>;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
@@ -85,7 +97,7 @@ export interface RunStore {
   getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined>;
   /** Records a side effect's result; the first record for a key wins. */
   putJournal(runId: string, step: number, key: string, value: unknown): Promise<void>;
-  /** Total bytes held for a run (snapshot, events, journal): for measurements and `show`. */
+  /** Total bytes held for a run (snapshot with its step records, events, journal): for measurements and `show`. */
   sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }>;
   close(): Promise<void>;
 }

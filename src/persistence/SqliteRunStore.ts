@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { checkValueLimit, encodeEvents, encodeJournalValue, newRunColumns, parseStored, patchColumns, rowToRecord, type RunRow } from './storeRows.js';
+import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link SqliteRunStore}. */
@@ -37,6 +37,11 @@ export class SqliteRunStore implements RunStore {
   readonly #now: () => number;
   readonly #statements = new Map<string, Database.Statement>();
   readonly #limit: number;
+
+  /** The most bytes one stored value may take. */
+  get maxValueBytes(): number {
+    return this.#limit;
+  }
 
   constructor(options: SqliteRunStoreOptions = {}) {
     this.file = options.file === undefined ? defaultSqliteFile() : resolve(options.file);
@@ -92,7 +97,15 @@ export class SqliteRunStore implements RunStore {
 
   async getRun(runId: string): Promise<RunRecord | null> {
     const row = this.#guard('reading a run', () => this.#sql('SELECT * FROM runs WHERE run_id = ?').get(runId)) as RunRow | undefined;
-    return row === undefined ? null : rowToRecord(row);
+    return row === undefined ? null : this.#toRecord(row);
+  }
+
+  /** A row as a record, its snapshot brought up to date with the step records written since. */
+  #toRecord(row: RunRow): RunRecord {
+    const record = rowToRecord(row);
+    const steps = this.#guard('reading step records', () => this.#sql('SELECT data FROM steps WHERE run_id = ? ORDER BY n').pluck().all(row.run_id)) as string[];
+    if (steps.length > 0) record.snapshot = withSteps(record.snapshot, steps, row.run_id);
+    return record;
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
@@ -102,7 +115,7 @@ export class SqliteRunStore implements RunStore {
     if (filter.graphName !== undefined) (where.push('graph_name = ?'), params.push(filter.graphName));
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ?`;
     const rows = this.#guard('listing runs', () => this.#sql(sql).all(...params, filter.limit ?? 100)) as RunRow[];
-    return rows.map(rowToRecord);
+    return rows.map((row) => this.#toRecord(row));
   }
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
@@ -112,14 +125,40 @@ export class SqliteRunStore implements RunStore {
       const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
       const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
       const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
+      // A new snapshot holds everything the step records said.
+      const dropSteps = patch.snapshot === undefined ? null : this.#sql('DELETE FROM steps WHERE run_id = ?');
       return this.#db.transaction(() => {
         if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
+        dropSteps?.run(runId);
         events.forEach((e, i) => insert.run(e.runId, e.seq, e.type, e.at, data[i]));
         return true;
       })();
     });
     return changed ? expectedVersion + 1 : null;
   }
+
+  async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
+    const text = joinSteps(runId, steps, this.#limit);
+    const data = encodeEvents(events, this.#limit);
+    return this.#guard(`writing run ${runId}`, () => this.#appendTransaction(runId, expectedVersion, text, events, data));
+  }
+
+  /** One transaction for {@link appendSteps}, compiled once. */
+  readonly #appendTransaction = (runId: string, expectedVersion: number, text: string, events: StoredEvent[], data: string[]): boolean => {
+    this.#append ??= this.#db.transaction((id: string, version: number, steps: string, list: StoredEvent[], encoded: string[]) => {
+      // The version is read, not written: the run's row (and its status index entry) stays as it is.
+      const append = this.#sql(
+        'INSERT INTO steps (run_id, n, data) SELECT ?, coalesce((SELECT max(n) FROM steps WHERE run_id = ?), 0) + 1, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND version = ?)',
+      );
+      if (append.run(id, id, steps, id, version).changes === 0) return false;
+      const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
+      list.forEach((e, i) => insert.run(e.runId, e.seq, e.type, e.at, encoded[i]));
+      return true;
+    });
+    return this.#append(runId, expectedVersion, text, events, data) as boolean;
+  };
+
+  #append: Database.Transaction<(id: string, version: number, steps: string, list: StoredEvent[], encoded: string[]) => boolean> | null = null;
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
     const info = this.#guard('renewing a lease', () => this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner));
@@ -150,7 +189,8 @@ export class SqliteRunStore implements RunStore {
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {
     const one = (sql: string) => ((this.#guard('measuring a run', () => this.#sql(sql).get(runId)) as { n: number | null }).n ?? 0);
     return {
-      snapshotBytes: one('SELECT length(CAST(snapshot AS BLOB)) AS n FROM runs WHERE run_id = ?'),
+      snapshotBytes:
+        one('SELECT length(CAST(snapshot AS BLOB)) AS n FROM runs WHERE run_id = ?') + one('SELECT sum(length(CAST(data AS BLOB))) AS n FROM steps WHERE run_id = ?'),
       eventBytes: one('SELECT sum(length(CAST(data AS BLOB))) AS n FROM events WHERE run_id = ?'),
       journalBytes: one('SELECT sum(length(CAST(value AS BLOB))) AS n FROM journal WHERE run_id = ?'),
     };

@@ -2,6 +2,7 @@ import { checkEvent, checkEventList, checkJournalKey, checkNewRun, checkPatch } 
 import { RunRecord, SNAPSHOT_SCHEMA_VERSION, type NewRun, type RunPatch, type StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
+import { applySnapshotPatch } from './snapshotPatch.js';
 
 /** A runs row as both SQL stores read it (snake_case columns, JSON as text, times as numbers). */
 export interface RunRow {
@@ -130,4 +131,32 @@ export function checkValueLimit(store: string, limit: unknown): number {
     throw new StoreError(`${store}: maxValueBytes must be an integer from 1024 to 536870912 (512 MiB); received ${String(limit)}`, { code: 'store_config' });
   }
   return limit;
+}
+
+/**
+ * The step records of one append as one row's text: each record is JSON without a raw newline
+ * (`JSON.stringify` escapes them), so they are joined by newlines and split again on read.
+ */
+export function joinSteps(runId: string, steps: readonly string[], limit: number = MAX_STORED_BYTES): string {
+  if (!Array.isArray(steps) || steps.length === 0) {
+    throw new StoreError(`appendSteps(${runId}): steps must be a non-empty list of encoded snapshot patches`, { code: 'store_encoding' });
+  }
+  for (const step of steps) {
+    if (typeof step !== 'string' || step === '' || step.includes('\n')) {
+      throw new StoreError(`appendSteps(${runId}): each step must be a snapshot patch encoded as one line of JSON`, { code: 'store_encoding' });
+    }
+    if (step.length * 3 > limit && Buffer.byteLength(step, 'utf8') > limit) {
+      throw new StoreError(`a step record of run ${runId} takes ${Buffer.byteLength(step, 'utf8')} bytes; a stored value may take at most ${limit}`, { code: 'value_too_large' });
+    }
+  }
+  return steps.join('\n');
+}
+
+/** The snapshot with the step rows (oldest first) applied: the run's latest snapshot. */
+export function withSteps(snapshot: unknown, rows: readonly string[], runId: string): unknown {
+  let out = snapshot;
+  for (const row of rows) {
+    for (const line of row.split('\n')) out = applySnapshotPatch(out, parseStored(line, `a step record of run ${runId}`, decodeStored));
+  }
+  return out;
 }

@@ -25,6 +25,12 @@ CREATE TABLE IF NOT EXISTS events (
   data ${json} NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
+CREATE TABLE IF NOT EXISTS steps (
+  run_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  data ${json} NOT NULL,
+  PRIMARY KEY (run_id, n)
+);
 CREATE TABLE IF NOT EXISTS journal (
   run_id TEXT NOT NULL,
   step INTEGER NOT NULL,

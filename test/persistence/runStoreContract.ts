@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RunStore, StoredEvent } from '../../src/index.js';
+import { diffSnapshot, type RunStore, type StoredEvent } from '../../src/index.js';
 import { useStoreTarget, type StoreTarget } from './storeTargets.js';
 
 const ev = (runId: string, seq: number, type = 'node.started'): StoredEvent => ({ runId, seq, type, at: 1000 + seq, data: { type, seq, runId } });
@@ -95,6 +95,46 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       expect(await store.renewLease('lease', 'me', 9_000)).toBe(true);
       expect(await store.renewLease('lease', 'someone-else', 99_000)).toBe(false);
       expect(await store.getRun('lease')).toMatchObject({ leaseExpiresAt: 9_000, version: 1 });
+    });
+
+    it('appends step records at the expected version without writing the run, and reads the snapshot with them applied', async () => {
+      await newRun('steps');
+      const base = { n: 1 };
+      const one = { n: 2, list: ['a'] };
+      const two = { n: 2, list: ['a', 'b'], big: { text: 'x'.repeat(2000) } };
+      const step = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(diffSnapshot(a, b));
+      expect(await store.appendSteps!('steps', 1, [step(base, one)], [ev('steps', 1)])).toBe(true);
+      expect(await store.appendSteps!('steps', 1, [step(one, two)], [ev('steps', 2), ev('steps', 3)])).toBe(true);
+      const read = (await store.getRun('steps'))!;
+      expect(read).toMatchObject({ version: 1, lastSeq: 0, snapshot: two });
+      expect((await store.listRuns()).find((r) => r.runId === 'steps')?.snapshot).toEqual(two);
+      expect((await store.listEvents('steps')).map((e) => e.seq)).toEqual([1, 2, 3]);
+      expect((await store.sizeOf('steps')).snapshotBytes).toBe(JSON.stringify(base).length + step(base, one).length + step(one, two).length);
+    });
+
+    it('refuses step records at a stale version and writes none of them or their events', async () => {
+      await newRun('fenced');
+      expect(await store.updateRun('fenced', 1, { status: 'cancelled' })).toBe(2);
+      expect(await store.appendSteps!('fenced', 1, [JSON.stringify(diffSnapshot({ n: 1 }, { n: 9 }))], [ev('fenced', 1)])).toBe(false);
+      expect(await store.appendSteps!('missing', 1, [JSON.stringify({ set: { n: 9 } })])).toBe(false);
+      expect((await store.getRun('fenced'))!.snapshot).toEqual({ n: 1 });
+      expect(await store.listEvents('fenced')).toEqual([]);
+    });
+
+    it('drops the step records when a new snapshot is written', async () => {
+      await newRun('compact');
+      expect(await store.appendSteps!('compact', 1, [JSON.stringify(diffSnapshot({ n: 1 }, { n: 2 })), JSON.stringify(diffSnapshot({ n: 2 }, { n: 3 }))])).toBe(true);
+      expect((await store.getRun('compact'))!.snapshot).toEqual({ n: 3 });
+      expect(await store.updateRun('compact', 1, { snapshot: { n: 3, kept: true } })).toBe(2);
+      expect(await store.appendSteps!('compact', 2, [JSON.stringify(diffSnapshot({ n: 3, kept: true }, { n: 4, kept: true }))])).toBe(true);
+      expect((await store.getRun('compact'))!.snapshot).toEqual({ n: 4, kept: true });
+      expect((await store.sizeOf('compact')).snapshotBytes).toBe(JSON.stringify({ n: 3, kept: true }).length + JSON.stringify({ set: { n: 4 } }).length);
+    });
+
+    it('refuses a step record that is not one line of JSON', async () => {
+      await newRun('badstep');
+      await expect(store.appendSteps!('badstep', 1, ['{"set":\n{}}'])).rejects.toMatchObject({ code: 'store_encoding' });
+      await expect(store.appendSteps!('badstep', 1, [])).rejects.toMatchObject({ code: 'store_encoding' });
     });
 
     it('reports the bytes held for a run', async () => {

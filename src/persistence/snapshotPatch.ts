@@ -1,0 +1,85 @@
+import { StoreError } from './StoreError.js';
+
+/**
+ * What one checkpoint changed in a run's persisted snapshot (plain JSON): keys written (`set`),
+ * keys removed (`del`), objects changed inside (`at`, by key) and, for an array that only grew,
+ * the items appended (`push`). Applied in order to the last full snapshot, the step records give
+ * back the latest one.
+ */
+export interface SnapshotPatch {
+  set?: Record<string, unknown>;
+  del?: string[];
+  at?: Record<string, SnapshotPatch>;
+  push?: unknown[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Visits every value a patch writes, with its key path (for checks that must name the key). */
+export type PatchVisitor = (value: unknown, keys: readonly string[]) => void;
+
+/**
+ * The patch that turns `prev` into `next`, or null when nothing changed. Both are JSON objects that
+ * are never changed in place (a run's context makes new objects for what a step changes and shares
+ * the rest), so a value that is the same object on both sides is skipped without being walked: the
+ * cost follows what changed, not the size of the snapshot.
+ */
+export function diffSnapshot(prev: Record<string, unknown>, next: Record<string, unknown>, visit?: PatchVisitor, keys: string[] = []): SnapshotPatch | null {
+  let patch: SnapshotPatch | null = null;
+  for (const key of Object.keys(next)) {
+    const after = next[key];
+    const before = prev[key];
+    if (after === before) continue;
+    if (after === undefined) {
+      if (before !== undefined && Object.hasOwn(prev, key)) ((patch ??= {}).del ??= []).push(key);
+      continue;
+    }
+    keys.push(key);
+    if (isRecord(after) && isRecord(before)) {
+      const inner = diffSnapshot(before, after, visit, keys);
+      if (inner !== null) put(((patch ??= {}).at ??= {}), key, inner);
+    } else if (Array.isArray(after) && Array.isArray(before) && extends_(before, after)) {
+      if (after.length > before.length) {
+        const push = after.slice(before.length);
+        visit?.(push, keys);
+        put(((patch ??= {}).at ??= {}), key, { push });
+      }
+    } else {
+      visit?.(after, keys);
+      put(((patch ??= {}).set ??= {}), key, after);
+    }
+    keys.pop();
+  }
+  for (const key of Object.keys(prev)) {
+    if (!Object.hasOwn(next, key) && prev[key] !== undefined) ((patch ??= {}).del ??= []).push(key);
+  }
+  return patch;
+}
+
+/** True when `after` starts with every item of `before` (the same values, by identity). */
+function extends_(before: readonly unknown[], after: readonly unknown[]): boolean {
+  if (after.length < before.length) return false;
+  for (let i = 0; i < before.length; i++) if (before[i] !== after[i]) return false;
+  return true;
+}
+
+/** `base` with `patch` applied; `base` is left as it was (changed objects are copied). */
+export function applySnapshotPatch(base: unknown, patch: unknown): unknown {
+  if (!isRecord(patch)) throw new StoreError('a stored step record is not a snapshot patch (the row was changed outside Switchboard)', { code: 'store_corrupt' });
+  const { set, del, at, push } = patch as SnapshotPatch;
+  if (push !== undefined) {
+    if (!Array.isArray(push) || !Array.isArray(base)) throw new StoreError('a stored step record appends to a value that is not a list', { code: 'store_corrupt' });
+    return [...base, ...push];
+  }
+  const out: Record<string, unknown> = isRecord(base) ? { ...base } : {};
+  if (set !== undefined) for (const key of Object.keys(set)) put(out, key, set[key]);
+  if (del !== undefined) for (const key of del) delete out[key];
+  if (at !== undefined) for (const key of Object.keys(at)) put(out, key, applySnapshotPatch(out[key], at[key]));
+  return out;
+}
+
+/** Writes an own property (a key such as `__proto__` from stored JSON stays a plain key). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
