@@ -21,7 +21,7 @@ import { refundApproval } from '../../machines/refundApproval.js';
 import { createOrderTools } from '../../specialists/index.js';
 import { readEffects, type LedgerEffect } from './killLedger.js';
 
-export { scenarios } from '../../machines/index.js';
+export { faults, scenarios } from '../../machines/index.js';
 
 const ledgerDir = process.env.SWITCHBOARD_KILL_LEDGER;
 if (ledgerDir === undefined || !existsSync(ledgerDir)) throw new Error('SWITCHBOARD_KILL_LEDGER must name an existing directory');
