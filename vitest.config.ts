@@ -1,6 +1,17 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// The tests run the TypeScript sources, never a build: `switchboard` and `switchboard/testing`
+// resolve to src/ through the "switchboard-source" export condition, here and in every process a
+// test starts (the CLI, examples, workers inherit NODE_OPTIONS).
+const SOURCE_CONDITION = 'switchboard-source';
+if (!(process.env.NODE_OPTIONS ?? '').includes(`--conditions=${SOURCE_CONDITION}`)) {
+  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --conditions=${SOURCE_CONDITION}`.trim();
+}
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] },
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

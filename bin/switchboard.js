@@ -1,7 +1,21 @@
 #!/usr/bin/env node
-// Entry point of the `switchboard` command: loads the TypeScript sources through tsx.
-import { register } from 'tsx/esm/api';
+// The `switchboard` command. It runs the compiled CLI in dist/ (built by `npm run build`, which
+// `npm ci`, `npm install` and `npm pack` run through `prepare`). Under the "switchboard-source"
+// export condition (`node --conditions=switchboard-source bin/switchboard.js …`, as the tests and
+// the npm scripts run it) it runs the TypeScript sources through tsx instead, so no build is needed.
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+let main;
+if (import.meta.resolve('switchboard').endsWith('.ts')) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+} else {
+  const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+  if (!existsSync(compiled)) {
+    process.stderr.write('switchboard: the compiled CLI (dist/) is missing; run `npm run build`, or run the sources with `node --conditions=switchboard-source`\n');
+    process.exit(2);
+  }
+  ({ main } = await import(compiled.href));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -6,9 +6,10 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
 import { faultNames } from '../input/faultNames.js';
+import { FROM_SOURCE, packageUrl } from './packageUrl.js';
 
-/** The module that lists the project's graphs when none is named: `machines/index.ts` of this package. */
-export const DEFAULT_GRAPHS_MODULE = new URL('../../machines/index.ts', import.meta.url);
+/** The module that lists the project's graphs when none is named: `machines/index` of this package (compiled in dist/ when the CLI is). */
+export const DEFAULT_GRAPHS_MODULE = FROM_SOURCE ? packageUrl('machines/index.ts') : packageUrl('dist/machines/index.js');
 
 /** What a graphs module provides: its graphs, its scenarios and fault names (empty when it exports none) and where it is. */
 export interface GraphsModule {
@@ -19,7 +20,21 @@ export interface GraphsModule {
   url: URL;
 }
 
-const MODULE_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx', '.js', '.mjs', '.cjs', '.jsx'];
+const TYPESCRIPT_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
+const MODULE_EXTENSIONS = [...TYPESCRIPT_EXTENSIONS, '.js', '.mjs', '.cjs', '.jsx'];
+
+let tsxRegistered = false;
+
+/**
+ * Lets the compiled CLI import a TypeScript graphs module: registers tsx's loader once, on first
+ * need (run from the sources, tsx is already registered).
+ */
+async function enableTypeScript(): Promise<void> {
+  if (FROM_SOURCE || tsxRegistered) return;
+  const { register } = await import('tsx/esm/api');
+  register();
+  tsxRegistered = true;
+}
 
 /** The first line of a message, cut short: what went wrong, never a stack or a code frame. */
 function firstLine(text: string, max = 160): string {
@@ -83,6 +98,7 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
   }
   let loaded: { graphs?: unknown; scenarios?: unknown; faults?: unknown };
   try {
+    if (TYPESCRIPT_EXTENSIONS.includes(extname(file).toLowerCase())) await enableTypeScript();
     loaded = (await import(url.href)) as typeof loaded;
   } catch (error) {
     throw new GraphDefinitionError(`${where} cannot be loaded: ${importFailure(error)}`, error);

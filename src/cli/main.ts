@@ -1,20 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { RunManager } from '../graph/durable/RunManager.js';
-import { createStoreFromEnv } from '../persistence/createStoreFromEnv.js';
+import type { RunManager } from '../graph/durable/RunManager.js';
 import type { CliContext } from './CliContext.js';
-import { addRunCommands } from './commands/runCommands.js';
-import { addMainJobCommands } from './commands/mainJobCommands.js';
-import { addServeCommand } from './commands/serveCommand.js';
-import { addExportCommand } from './commands/exportCommand.js';
-import { addInspectCommand } from './commands/inspectCommand.js';
-import { loadGraphsModule, type GraphsModule } from './loadGraphs.js';
+import { commandsFor } from './commandModules.js';
+import type { GraphsModule } from './loadGraphs.js';
+import { packageUrl } from './packageUrl.js';
 import { EXIT, EXIT_CODES_HELP } from './exitCodes.js';
 import { reportError } from './reportError.js';
 import { terminalText } from './terminalText.js';
 
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(packageUrl('package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Whether `flag` is among the options (before a `--` that ends them). */
@@ -46,7 +42,9 @@ export async function main(argv: string[]): Promise<number> {
     // is one JSON object on stderr (written by reportError) instead.
     .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)), ...(json ? { outputError: () => undefined } : {}) })
     .exitOverride();
-  const graphsModule = () => (loaded ??= loadGraphsModule(program.opts<{ graphs?: string }>().graphs));
+  // The engine, the store and the graphs are imported on first use: `--version`, `--help` and a
+  // usage error never load them.
+  const graphsModule = () => (loaded ??= import('./loadGraphs.js').then((m) => m.loadGraphsModule(program.opts<{ graphs?: string }>().graphs)));
   const cli: CliContext = {
     out: (text) => process.stdout.write(`${terminalText(text)}\n`),
     err: (text) => process.stderr.write(`${terminalText(text)}\n`),
@@ -58,6 +56,7 @@ export async function main(argv: string[]): Promise<number> {
       if (manager === null) {
         const opts = program.opts<{ db?: string }>();
         const loaded = await cli.graphs();
+        const [{ RunManager }, { createStoreFromEnv }] = await Promise.all([import('../graph/durable/RunManager.js'), import('../persistence/createStoreFromEnv.js')]);
         const store = createStoreFromEnv(opts.db === undefined ? process.env : { ...process.env, SWITCHBOARD_DB: opts.db });
         manager = new RunManager({ store, graphs: loaded });
       }
@@ -75,12 +74,8 @@ export async function main(argv: string[]): Promise<number> {
         process.once('SIGTERM', stop);
       }),
   };
-  addMainJobCommands(program, cli);
-  addRunCommands(program, cli);
-  addServeCommand(program, cli);
-  addInspectCommand(program, cli);
-  addExportCommand(program, cli);
   try {
+    for (const addCommands of await commandsFor(argv)) addCommands(program, cli);
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {

@@ -1,0 +1,29 @@
+// `npm run build` (also run by `prepare` on `npm ci`, `npm install` and `npm pack`): compiles src/,
+// machines/ and specialists/ to dist/ with tsc (ES modules, declarations, source maps) and copies
+// the files they read at run time (web/ beside dist/src, the knowledge base, datasets and pictures
+// beside their modules), so every `new URL('./…', import.meta.url)` finds the same layout as in
+// the sources. Plain Node on purpose: it runs before anything else is built.
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+
+/** Copies every file under `dir` that is not TypeScript to the same place under dist/. */
+function copyAssets(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) copyAssets(file);
+    else if (extname(entry.name) !== '.ts' && statSync(file).isFile()) cpSync(file, join(dist, relative(root, file)));
+  }
+}
+for (const dir of ['src', 'machines', 'specialists']) copyAssets(join(root, dir));
+cpSync(join(root, 'web'), join(dist, 'web'), { recursive: true, filter: (file) => !/tsconfig\.json$|\.d\.ts$/.test(file) });
