@@ -48,9 +48,12 @@ export {
 export { toolExecuteNode, type ToolExecuteNodeOptions } from './orders/toolExecuteNode.js';
 export { ordersGraph, type OrdersGraphOptions } from './orders/ordersGraph.js';
 
-/** Sales report over MCP: data, server, client, node and the `report` subgraph. */
-export { salesReport, describeSalesReport, SalesReportResult, SalesPeriod, SALES, formatCount, periodName } from './report/salesReport.js';
-export { createSalesReportServer, SALES_REPORT_TOOL } from './report/createSalesReportServer.js';
+/**
+ * Sales report over MCP: data, client, node and the `report` subgraph. The server itself
+ * (`createSalesReportServer`) is imported from its own module by the process that serves it, so
+ * loading the graphs never loads the MCP server SDK.
+ */
+export { salesReport, describeSalesReport, SalesReportResult, SalesPeriod, SALES, SALES_REPORT_TOOL, formatCount, periodName } from './report/salesReport.js';
 export {
   openSalesReportClient,
   querySalesReport,
@@ -59,6 +62,7 @@ export {
   type SalesReportAnswer,
   type SalesReportClientOptions,
 } from './report/salesReportClient.js';
+export { salesReportService, type SalesReportService } from './report/salesReportService.js';
 export { parsePeriod, type ParsePeriodOptions } from './report/parsePeriod.js';
 export { reportMcpNode, REPORT_INSTRUCTIONS, ASK_FOR_PERIOD, type ReportMcpNodeOptions } from './report/reportMcpNode.js';
 export { reportGraph, type ReportGraphOptions } from './report/reportGraph.js';

@@ -1,8 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SALES, SalesPeriod, describeSalesReport, salesReport } from './salesReport.js';
-
-/** The name of the MCP tool the sales report server exposes. */
-export const SALES_REPORT_TOOL = 'query_sales_report';
+import { SALES, SALES_REPORT_TOOL, SalesPeriod, describeSalesReport, salesReport } from './salesReport.js';
 
 /**
  * The sales report MCP server (not yet connected to a transport): one tool,

@@ -1,9 +1,8 @@
 import { Agent, ToolError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient } from 'switchboard';
 import { z } from 'zod';
 import { parsePeriod } from './parsePeriod.js';
-import { SalesPeriod, SalesReportResult, describeSalesReport } from './salesReport.js';
-import { openSalesReportClient } from './salesReportClient.js';
-import { SALES_REPORT_TOOL } from './createSalesReportServer.js';
+import { SALES_REPORT_TOOL, SalesPeriod, SalesReportResult, describeSalesReport } from './salesReport.js';
+import { salesReportService } from './salesReportService.js';
 import { answerWith } from '../shared/answerWith.js';
 import { requestHandoff } from '../shared/Handoff.js';
 import { questionOf } from '../shared/questionOf.js';
@@ -29,14 +28,15 @@ export const REPORT_INSTRUCTIONS =
 export const ASK_FOR_PERIOD = 'Which month should the sales report cover? Name it like "September 2026" or 2026-09.';
 
 /**
- * The `report_mcp` node: answers a sales-report question through the real MCP server. It spawns
- * the server over stdio, lists its tools, lets the `report` agent call `query_sales_report`
- * (bridged to `tools/call`), and closes the server.
+ * The `report_mcp` node: answers a sales-report question through the real MCP server. It uses the
+ * process's one server connection ({@link salesReportService}: spawned over stdio on first use,
+ * kept between runs, restarted after it dies), reports its tools, and lets the `report` agent call
+ * `query_sales_report` (bridged to `tools/call`).
  *
  * Reads `period` (optional, from `classify`; `YYYY-MM`) or parses it from `question` ("September
  * 2026" → `2026-09`). Writes `period`, `reportTools` (from `tools/list`), `report` (the last
  * `SalesReportResult`; an unknown period gives `{ found: false, availablePeriods }`) and
- * `reportAnswer`; returns the answer text. With no period it asks for one and spawns nothing. If
+ * `reportAnswer`; returns the answer text. With no period it asks for one and starts nothing. If
  * the server fails, it writes `reportError` and `handoff` = `{ reason: 'sales report service
  * unavailable', node: 'report_mcp' }` and returns a short apology; it never throws for that.
  *
@@ -54,9 +54,11 @@ export function reportMcpNode(options: ReportMcpNodeOptions = {}): AgentNode {
       return ASK_FOR_PERIOD;
     }
     ctx.put('period', period);
-    let client;
+    const service = salesReportService();
+    const callOptions = { signal: ctx.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+    let tools: string[];
     try {
-      client = await openSalesReportClient({ signal: ctx.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+      tools = (await service.connect(callOptions)).tools;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       ctx.put('reportError', { code: error instanceof ToolError ? error.code : 'tool_failed', message });
@@ -65,38 +67,34 @@ export function reportMcpNode(options: ReportMcpNodeOptions = {}): AgentNode {
       ctx.put('reportAnswer', apology);
       return apology;
     }
-    try {
-      ctx.put('reportTools', client.tools);
-      emit({ type: 'mcp.tools', tools: client.tools });
-      const query = tool({
-        name: SALES_REPORT_TOOL,
-        description: 'Revenue, order volume and growth against the previous month for one month (YYYY-MM).',
-        parameters: z.object({ period: SalesPeriod.describe('The month, YYYY-MM, e.g. 2026-09') }),
-        execute: async ({ period: asked }) => {
-          const answer = await client.query(asked);
-          ctx.put('report', answer.result);
-          emit({ type: 'mcp.call', tool: SALES_REPORT_TOOL, period: asked, found: answer.result.found });
-          return answer.result;
-        },
-      });
-      const agent = new Agent({
-        name: 'report',
-        instructions: REPORT_INSTRUCTIONS,
-        model,
-        tools: [query],
-        maxIterations: 3,
-        offline: ({ toolResults }) => {
-          const last = toolResults.at(-1);
-          if (last === undefined) return { toolCalls: [{ name: SALES_REPORT_TOOL, arguments: { period } }] };
-          const parsed = SalesReportResult.safeParse(last.output);
-          return last.ok && parsed.success ? describeSalesReport(parsed.data) : `The sales report could not be read: ${last.error ?? 'unexpected answer'}.`;
-        },
-      });
-      const answer = await answerWith(agent, `Question: ${question}\nPeriod: ${period}`, { signal: ctx.signal, workflow: ctx });
-      ctx.put('reportAnswer', answer);
-      return answer;
-    } finally {
-      await client.close();
-    }
+    ctx.put('reportTools', tools);
+    emit({ type: 'mcp.tools', tools });
+    const query = tool({
+      name: SALES_REPORT_TOOL,
+      description: 'Revenue, order volume and growth against the previous month for one month (YYYY-MM).',
+      parameters: z.object({ period: SalesPeriod.describe('The month, YYYY-MM, e.g. 2026-09') }),
+      execute: async ({ period: asked }) => {
+        const answer = await service.query(asked, callOptions);
+        ctx.put('report', answer.result);
+        emit({ type: 'mcp.call', tool: SALES_REPORT_TOOL, period: asked, found: answer.result.found });
+        return answer.result;
+      },
+    });
+    const agent = new Agent({
+      name: 'report',
+      instructions: REPORT_INSTRUCTIONS,
+      model,
+      tools: [query],
+      maxIterations: 3,
+      offline: ({ toolResults }) => {
+        const last = toolResults.at(-1);
+        if (last === undefined) return { toolCalls: [{ name: SALES_REPORT_TOOL, arguments: { period } }] };
+        const parsed = SalesReportResult.safeParse(last.output);
+        return last.ok && parsed.success ? describeSalesReport(parsed.data) : `The sales report could not be read: ${last.error ?? 'unexpected answer'}.`;
+      },
+    });
+    const answer = await answerWith(agent, `Question: ${question}\nPeriod: ${period}`, { signal: ctx.signal, workflow: ctx });
+    ctx.put('reportAnswer', answer);
+    return answer;
   });
 }

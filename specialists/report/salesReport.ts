@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The name of the MCP tool the sales report server exposes. */
+export const SALES_REPORT_TOOL = 'query_sales_report';
+
 /** A report period, `YYYY-MM`. */
 export const SalesPeriod = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a period is YYYY-MM, e.g. 2026-09');
 

@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolError } from 'switchboard';
-import { SALES_REPORT_TOOL } from './createSalesReportServer.js';
-import { SalesReportResult } from './salesReport.js';
+import { SALES_REPORT_TOOL, SalesReportResult } from './salesReport.js';
 
-/** The server entry, resolved next to this module so any working directory works. */
-export const SALES_REPORT_SERVER_ENTRY = fileURLToPath(new URL('./salesReportServerMain.ts', import.meta.url));
+/** Whether this module runs from the TypeScript sources (then the server does too, through tsx). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+/** The server entry, resolved next to this module so any working directory works (compiled JS when this module is). */
+export const SALES_REPORT_SERVER_ENTRY = fileURLToPath(new URL(FROM_SOURCE ? './salesReportServerMain.ts' : './salesReportServerMain.js', import.meta.url));
 
 /** Options for {@link openSalesReportClient} and {@link querySalesReport}. */
 export interface SalesReportClientOptions {
@@ -30,37 +30,49 @@ export interface SalesReportClient {
   readonly tools: string[];
   /** The server's process id. */
   readonly pid: number | null;
-  /** Calls `query_sales_report({ period })` with `tools/call`. */
-  query(period: string): Promise<SalesReportAnswer>;
+  /** False once the server process has ended (closed, killed or crashed). */
+  readonly connected: boolean;
+  /** Calls `query_sales_report({ period })` with `tools/call` (`signal` aborts this call only; `timeoutMs` defaults to the client's). */
+  query(period: string, options?: SalesReportClientOptions): Promise<SalesReportAnswer>;
+  /**
+   * Whether the server keeps this process alive (default true). With false, an idle connection lets
+   * the process end, and the server ends with it; a call in flight always holds the process.
+   */
+  keepProcessAlive(on: boolean): void;
   close(): Promise<void>;
 }
 
-/** `node --import <tsx loader> salesReportServerMain.ts`, with the loader found from this package. */
-function serverCommand(): { command: string; args: string[] } {
-  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { command: process.execPath, args: ['--import', loader, SALES_REPORT_SERVER_ENTRY] };
+/** The compiled server runs on plain Node; from the sources, through tsx (found from this package). */
+function serverArgs(): string[] {
+  if (!FROM_SOURCE) return [SALES_REPORT_SERVER_ENTRY];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href, SALES_REPORT_SERVER_ENTRY];
 }
 
 /**
- * Spawns the sales report MCP server over stdio with the SDK's `StdioClientTransport`, connects
- * and lists its tools (`tools/list`). A server that does not start or lacks `query_sales_report`
- * rejects with a retryable `ToolError` carrying the tail of its stderr. Always `close()` it.
+ * Spawns the sales report MCP server over stdio, connects and lists its tools (`tools/list`). A
+ * server that does not start or lacks `query_sales_report` rejects with a retryable `ToolError`
+ * carrying the tail of its stderr. The MCP client SDK is imported on first use. Always `close()` it
+ * (or use the process-wide {@link salesReportService}).
  *
  * @example
  * const client = await openSalesReportClient();
  * try { (await client.query('2026-09')).text; } finally { await client.close(); }
  */
 export async function openSalesReportClient(options: SalesReportClientOptions = {}): Promise<SalesReportClient> {
-  const transport = new StdioClientTransport({ ...serverCommand(), stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString('utf8')).slice(-1000);
-  });
+  const [{ Client }, { StdioChildTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('./StdioChildTransport.js')]);
+  const transport = new StdioChildTransport(process.execPath, serverArgs());
   const client = new Client({ name: 'switchboard-report-mcp', version: '0.1.0' });
-  const requestOptions = { timeout: options.timeoutMs ?? 20_000, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+  const timeout = options.timeoutMs ?? 20_000;
+  const requestOptions = { timeout, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+  let connected = true;
+  let keepAlive = true;
+  let inFlight = 0;
+  client.onclose = () => {
+    connected = false;
+  };
   const fail = (what: string, cause?: unknown): ToolError => {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
-    const tail = stderr.trim() === '' ? '' : ` (server stderr: ${stderr.trim().slice(-300)})`;
+    const tail = transport.stderr.trim() === '' ? '' : ` (server stderr: ${transport.stderr.trim().slice(-300)})`;
     return new ToolError(`sales report MCP server ${what}${detail}${tail}`, { code: 'tool_failed', retryable: true, cause });
   };
   const close = () => client.close().catch(() => {});
@@ -79,13 +91,23 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
   return {
     tools,
     pid: transport.pid,
+    get connected() {
+      return connected;
+    },
+    keepProcessAlive(on) {
+      keepAlive = on;
+      if (inFlight === 0) (on ? transport.ref() : transport.unref());
+    },
     close,
-    async query(period) {
-      let called: Awaited<ReturnType<Client['callTool']>>;
+    async query(period, callOptions = {}) {
+      if (inFlight++ === 0 && !keepAlive) transport.ref();
+      let called: Awaited<ReturnType<typeof client.callTool>>;
       try {
-        called = await client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, requestOptions);
+        called = await client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, { timeout: callOptions.timeoutMs ?? timeout, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
       } catch (error) {
         throw fail(`failed on ${SALES_REPORT_TOOL}`, error);
+      } finally {
+        if (--inFlight === 0 && !keepAlive) transport.unref();
       }
       const content = Array.isArray(called.content) ? (called.content as Array<{ type: string; text?: unknown }>) : [];
       const text = content.flatMap((c) => (c.type === 'text' && typeof c.text === 'string' ? [c.text] : [])).join('\n');
@@ -111,7 +133,7 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
 export async function querySalesReport(period: string, options: SalesReportClientOptions = {}): Promise<SalesReportAnswer & { tools: string[] }> {
   const client = await openSalesReportClient(options);
   try {
-    return { tools: client.tools, ...(await client.query(period)) };
+    return { tools: client.tools, ...(await client.query(period, { ...options })) };
   } finally {
     await client.close();
   }

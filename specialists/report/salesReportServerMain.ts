@@ -1,6 +1,8 @@
 /**
- * Entry point of the sales report MCP server over stdio. `querySalesReport` spawns it with
- * `node --import tsx`; it can also be run by hand or registered with any MCP client:
+ * Entry point of the sales report MCP server over stdio. The client spawns the compiled module with
+ * plain Node (`node dist/specialists/report/salesReportServerMain.js`), or this source through tsx
+ * when the client itself runs from the sources; it can also be run by hand or registered with any
+ * MCP client:
  *
  *   node --import tsx specialists/report/salesReportServerMain.ts
  *
