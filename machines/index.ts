@@ -1,10 +1,10 @@
-import type { Workflow } from 'switchboard';
+import type { RunnableGraph } from 'switchboard';
 import { Fault } from '../specialists/index.js';
 import { customerService } from './customerService.js';
 import { refundApproval } from './refundApproval.js';
 
 /** The graphs the `switchboard` command can start, resume and recover, by name. The first is the default. */
-export const graphs: Workflow[] = [customerService(), refundApproval()];
+export const graphs: RunnableGraph[] = [customerService(), refundApproval()];
 
 /** The faults `--fault` and scenarios may inject into the customer-service graph (see `Fault`). */
 export const faults: string[] = [...Fault.options];

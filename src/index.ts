@@ -36,6 +36,34 @@ export { contextKey, type ContextKey } from './workflow/contextKey.js';
 export { ContextKeyMissingError } from './workflow/ContextKeyMissingError.js';
 /** A gate's decision and the verdict written to `AgentContext.JUDGE_VERDICT`. */
 export { GateDecision, JudgeVerdict } from './workflow/JudgeVerdict.js';
+/** One unit of a typed workflow (`Step<I, O>`), `step(name, fn, options)` to make one and `noop(name)` to pass the input through. */
+export { step, noop, type Step, type StepKind, type StepOptions, type StepInput, type StepOutput } from './workflow/Step.js';
+/** Built-in steps: `of`, `retrying`, `outputOf`, `terminate`. */
+export { Steps } from './workflow/Steps.js';
+/** Thrown by a step to end the run `aborted` with a meaningful output; `WorkflowTermination` is what `Steps.terminate` throws. */
+export { WorkflowAbort, WorkflowTermination, type TerminateStatus } from './workflow/WorkflowAbort.js';
+/** The typed workflow builder: `Workflow.define<I>(name).step(a).then(b)…`, compiled to a WorkflowGraph and an XState machine on the graph engine. */
+export { Workflow, type GatherOutputs } from './workflow/Workflow.js';
+/** The chained builders of `branch`, `repeatUntil`, `decision` and `gate`. */
+export { BranchBuilder, BranchOtherwise, LoopBuilder, DecisionBuilder, GateBuilder } from './workflow/FlowBuilders.js';
+/** The builders behind `Workflow.loop`, `Workflow.parallel` and `Workflow.supervisor`. */
+export { LoopShortcut, ParallelShortcut, SupervisorShortcut } from './workflow/WorkflowShortcuts.js';
+/** Predicates, error matchers and the recovery of `onError`. */
+export type { FlowPredicate, ErrorMatcher } from './workflow/WorkflowBlock.js';
+/** A workflow as plain data: nodes, edges, start and finish. */
+export type { WorkflowGraph, WorkflowGraphNode, WorkflowGraphEdge, WorkflowNodeType, WorkflowEdgeCondition } from './workflow/WorkflowGraph.js';
+/** A workflow run's options and result. */
+export type { WorkflowRunOptions, WorkflowResult, WorkflowStatus } from './workflow/runWorkflow.js';
+/** A workflow machine's input (`{ input, runId?, context?, maxIterations? }`) and output. */
+export type { WorkflowMachineInput, WorkflowMachineOutput } from './workflow/workflowMachine.js';
+/** Judges a step's output in `gate(g)`: PASS, FAIL, ESCALATE or TIMEOUT. */
+export type { Gate, GateOutcome } from './workflow/Gate.js';
+/** What a person answers at a gate that waits for one (`human.reply` with `{ decision, text? }`). */
+export { PersonReply } from './workflow/personRouter.js';
+/** The name a decision's model call goes by (an OfflineModel rule under it answers offline). */
+export { DECISION_AGENT } from './workflow/decide.js';
+/** The workflow engine's own context keys and the default loop fuse. */
+export { WORKFLOW_KEYS, DEFAULT_LOOP_FUSE } from './workflow/workflowKeys.js';
 /** The id that ends a graph. */
 export { END } from './graph/END.js';
 /** Serializes a persisted snapshot, naming the key that is not JSON. */
@@ -93,8 +121,8 @@ export type {
   CallbackFailedEvent,
   NodeCustomEvent,
 } from './graph/WorkflowEvent.js';
-/** The common shape of StateGraph and SequentialWorkflow. */
-export type { Workflow } from './graph/Workflow.js';
+/** The common shape of StateGraph and SequentialWorkflow (what the CLI, the workbench, RunManager and coordinators accept as a graph). */
+export type { RunnableGraph } from './graph/RunnableGraph.js';
 /** The compiled machine and its context, input and output. */
 export type { GraphMachine, GraphStateValue } from './graph/compileMachine.js';
 export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, WaitingInfo, WaitingSpecialist } from './graph/GraphMachineContext.js';

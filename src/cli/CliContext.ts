@@ -1,6 +1,6 @@
 import type { RunManager } from '../graph/durable/RunManager.js';
 import type { GraphsModule } from './loadGraphs.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 
 /** What every command gets: where to print (control characters escaped), its exit code, and the stored runs of the loaded graphs. */
 export interface CliContext {
@@ -13,7 +13,7 @@ export interface CliContext {
   /** The loaded graphs module (graphs and scenarios). */
   graphsModule: () => Promise<GraphsModule>;
   /** The loaded graphs (see `--graphs`), in the order the module lists them; no store is opened. */
-  graphs: () => Promise<Workflow[]>;
+  graphs: () => Promise<RunnableGraph[]>;
   /** Resolves when the user asks the command to stop (Ctrl-C / SIGTERM). */
   interrupted: () => Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
@@ -13,7 +13,7 @@ export const DEFAULT_GRAPHS_MODULE = FROM_SOURCE ? packageUrl('machines/index.ts
 
 /** What a graphs module provides: its graphs, its scenarios and fault names (empty when it exports none) and where it is. */
 export interface GraphsModule {
-  graphs: Workflow[];
+  graphs: RunnableGraph[];
   scenarios: Scenario[];
   /** The fault names its graphs understand (`--fault`, scenario `faults`). */
   faults: string[];
@@ -64,13 +64,13 @@ function importFailure(error: unknown): string {
 }
 
 /** Whether a value looks like a `StateGraph` / `SequentialWorkflow` (what the CLI calls on it). */
-function isWorkflow(value: unknown): value is Workflow {
-  const w = value as Partial<Workflow> | null;
+function isWorkflow(value: unknown): value is RunnableGraph {
+  const w = value as Partial<RunnableGraph> | null;
   return typeof w === 'object' && w !== null && typeof w.name === 'string' && typeof w.run === 'function' && typeof w.stream === 'function' && typeof w.toMachine === 'function';
 }
 
 /**
- * Loads a module exporting `graphs: Workflow[]` and optionally `scenarios: Scenario[]` and
+ * Loads a module exporting `graphs: RunnableGraph[]` and optionally `scenarios: Scenario[]` and
  * `faults: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
  * `machines/index.ts`). Loaded at run time so the library never depends on the concrete machines.
  * A path that is not a JavaScript or TypeScript module file, a module that does not compile, throws
@@ -125,6 +125,6 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
 }
 
 /** Loads the graphs a CLI command works with (see {@link loadGraphsModule}). */
-export async function loadGraphs(modulePath?: string): Promise<Workflow[]> {
+export async function loadGraphs(modulePath?: string): Promise<RunnableGraph[]> {
   return (await loadGraphsModule(modulePath)).graphs;
 }

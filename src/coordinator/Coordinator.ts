@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import { COMPILE_NODE, type CompilableNode, type NodeCompileScope } from '../graph/CompilableNode.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
@@ -13,7 +13,7 @@ import { failurePolicy, type FailurePolicy, type OnFailure } from './FailurePoli
 /** Options for {@link Coordinator}. */
 export interface CoordinatorOptions {
   /** Specialist subgraphs by task kind. */
-  specialists: Record<string, Workflow>;
+  specialists: Record<string, RunnableGraph>;
   /** Refuse a plan with more tasks than this (default: no limit; every task runs at once). */
   maxTasks?: number;
   /** What a failed specialist does to the others and to the run (default `continue`). See {@link OnFailure}. */
@@ -68,7 +68,7 @@ export type TaskPlanner = (ctx: WorkflowContext, request: AgentRequest) => unkno
  *   .addEdge('specialist', 'multi_review');
  */
 export class Coordinator {
-  readonly specialists: Readonly<Record<string, Workflow>>;
+  readonly specialists: Readonly<Record<string, RunnableGraph>>;
   readonly maxTasks: number;
   /** What failed specialists do to the dispatch. */
   readonly policy: FailurePolicy;

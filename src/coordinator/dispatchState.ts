@@ -3,7 +3,7 @@ import type { NodeCompileScope, CompiledNodeState } from '../graph/CompilableNod
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { runtimeOf } from '../graph/RunRuntime.js';
 import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { CoordinatorTask } from './CoordinatorTask.js';
@@ -13,7 +13,7 @@ import { joinLogic } from './joinLogic.js';
 
 /** What the dispatch state needs from its coordinator. */
 export interface DispatchConfig {
-  specialists: Readonly<Record<string, Workflow>>;
+  specialists: Readonly<Record<string, RunnableGraph>>;
   /** Refuse plans with more tasks than this (no limit by default). */
   maxTasks: number;
   shareState: readonly string[];

@@ -19,6 +19,11 @@ export interface Usage {
  */
 export interface AgentResult {
   outputText?: string | null;
+  /**
+   * A JSON value handed to the next node as its input as it is (before `outputText`): how a typed
+   * workflow's steps pass structured values on. Absent, the handoff rule above applies.
+   */
+  handoff?: unknown;
   rawResponse?: unknown;
   toolCalls?: unknown[];
   usage?: Usage;

@@ -1,6 +1,21 @@
 import type { GraphNode, StateCondition, StateRouter } from './AgentNode.js';
 import type { EdgeKind } from './WorkflowEvent.js';
 import type { StateModel } from '../state/StateModel.js';
+import type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from './GraphMachineContext.js';
+import type { RunStatus } from './WorkflowRun.js';
+
+/**
+ * How a front end other than StateGraph (the typed `Workflow` builder) adapts the machine's edges:
+ * the input it accepts, the final status it records and the output it resolves to. Absent for graphs.
+ */
+export interface MachineIo {
+  /** Turns the front end's machine input into the engine's (called only for input without `request`). */
+  input(raw: unknown): GraphMachineInput;
+  /** The status to record on reaching a final state (e.g. `max-steps` for a spent loop fuse). */
+  finalStatus(context: GraphMachineContext, status: RunStatus): RunStatus;
+  /** Adds the front end's fields to the machine's output (the engine's fields are kept). */
+  output(base: GraphMachineOutput, context: GraphMachineContext): GraphMachineOutput;
+}
 
 /** One possible hop out of a node, in priority order. Guards in the machine refer to it by index. */
 export interface RouteEntry {
@@ -54,4 +69,6 @@ export interface GraphSpec {
   fused: boolean;
   /** What the shared state may hold (declared keys and reducers, or any JSON). */
   state: StateModel;
+  /** The front end's input/output adapter (the typed Workflow builder's); absent for graphs. */
+  io?: MachineIo;
 }

@@ -5,7 +5,7 @@ import { startRun } from './startRun.js';
 import type { RunOptions } from './RunOptions.js';
 import { stateKey } from './stateKey.js';
 import { streamRun } from './streamRun.js';
-import type { Workflow } from './Workflow.js';
+import type { RunnableGraph } from './RunnableGraph.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
@@ -30,7 +30,7 @@ function nodeId(node: GraphNode, index: number): string {
  *   .addNode((_ctx, req) => `echo:${String(req.input)}`);
  * const run = await chain.run('go'); // run.outputText === 'echo:step1'
  */
-export class SequentialWorkflow implements Workflow {
+export class SequentialWorkflow implements RunnableGraph {
   readonly name: string;
   readonly #nodes: GraphNode[] = [];
   #machine: GraphMachine | null = null;

@@ -5,7 +5,7 @@ import { END, type End } from './END.js';
 import { startRun } from './startRun.js';
 import { checkMaxSteps, describeValue, type RunOptions } from './RunOptions.js';
 import { streamRun } from './streamRun.js';
-import type { Workflow } from './Workflow.js';
+import type { RunnableGraph } from './RunnableGraph.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import type { WorkflowContext } from './WorkflowContext.js';
@@ -72,7 +72,7 @@ function checkStrictRoutes(value: unknown, name: string): boolean {
  * Built statement by statement (`graph.addEdge(…)` on a variable), ids are plain strings and the
  * same mistakes are reported by `toMachine()` / `run()` as a `GraphDefinitionError`.
  */
-export class StateGraph<S extends StateSpec | null = null, N extends string = never> implements Workflow {
+export class StateGraph<S extends StateSpec | null = null, N extends string = never> implements RunnableGraph {
   readonly #def: GraphDefinition;
   #machine: GraphMachine | null = null;
 

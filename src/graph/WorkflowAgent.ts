@@ -1,6 +1,6 @@
 import type { AgentNode, AgentRequest, AgentResult, NodeEmit } from './AgentNode.js';
 import type { RunOptions } from './RunOptions.js';
-import type { Workflow } from './Workflow.js';
+import type { RunnableGraph } from './RunnableGraph.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
@@ -34,10 +34,10 @@ function settle(run: WorkflowRun): AgentResult | null {
  * const result = await agent.run('it is cold'); // result?.outputText
  */
 export class WorkflowAgent implements AgentNode {
-  readonly workflow: Workflow;
+  readonly workflow: RunnableGraph;
   readonly session: unknown;
 
-  constructor(workflow: Workflow, session?: unknown) {
+  constructor(workflow: RunnableGraph, session?: unknown) {
     this.workflow = workflow;
     this.session = session;
   }

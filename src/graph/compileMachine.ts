@@ -96,7 +96,8 @@ function humanState(spec: GraphSpec, node: CompiledNode, root: string) {
   };
 }
 
-function createContext(spec: GraphSpec, input: GraphMachineInput): GraphMachineContext {
+function createContext(spec: GraphSpec, given: GraphMachineInput): GraphMachineContext {
+  const input = spec.io !== undefined && given !== null && typeof given === 'object' && !('request' in given) ? spec.io.input(given) : given;
   if (input === null || typeof input !== 'object') {
     throw new WorkflowExecutionError('graph machine input must be { request, runId?, maxSteps?, state? }', { code: 'graph_definition' });
   }
@@ -213,7 +214,7 @@ function buildMachine(spec: GraphSpec, mode: 'invoke' | 'model' | 'direct' = 'in
     on: { 'workflow.cancel': { target: '.cancelled', actions: 'reportNodeCancelled' as never } },
     // Built dynamically from the graph; XState cannot type-check a config it has not seen.
     states: states as never,
-    output: ({ context }) => toOutput(context),
+    output: ({ context }) => (spec.io === undefined ? toOutput(context) : spec.io.output(toOutput(context), context)),
   });
   return machine;
 }

@@ -149,6 +149,10 @@ export function machineActions(spec: GraphSpec) {
       }
     },
 
-    recordFinalStatus: assign((_: Args, { status }: { status: RunStatus }) => ({ status, inFlight: null, waiting: null })),
+    recordFinalStatus: assign(({ context }: Args, { status }: { status: RunStatus }) => ({
+      status: spec.io === undefined ? status : spec.io.finalStatus(context, status),
+      inFlight: null,
+      waiting: null,
+    })),
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import type { RunManager } from '../graph/durable/RunManager.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { RunRecord } from '../persistence/RunStore.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
@@ -24,12 +24,12 @@ export interface LegStarted {
 export class WorkbenchRuns {
   readonly manager: RunManager;
   readonly hub: RunHub;
-  readonly graphs: readonly Workflow[];
+  readonly graphs: readonly RunnableGraph[];
   readonly defaultGraph: string | undefined;
   readonly #legs = new Set<Promise<unknown>>();
   readonly #onLegError: (runId: string, error: unknown) => void;
 
-  constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly Workflow[]; defaultGraph?: string; onLegError?: (runId: string, error: unknown) => void }) {
+  constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly RunnableGraph[]; defaultGraph?: string; onLegError?: (runId: string, error: unknown) => void }) {
     this.manager = options.manager;
     this.hub = options.hub;
     this.graphs = options.graphs;
@@ -38,7 +38,7 @@ export class WorkbenchRuns {
   }
 
   /** A registered graph by name (default: the default graph). */
-  graph(name?: string): Workflow {
+  graph(name?: string): RunnableGraph {
     const wanted = name ?? this.defaultGraph;
     const graph = this.graphs.find((g) => g.name === wanted);
     if (graph === undefined) {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RunManager } from '../graph/durable/RunManager.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import { mountApiRoutes } from './mountApiRoutes.js';
 import { errorResponse } from './errorResponse.js';
@@ -19,7 +19,7 @@ export interface ServerOptions {
   /** Where runs are stored (the CLI passes `createStoreFromEnv()`). */
   store: RunStore;
   /** The graphs runs can be started of. */
-  graphs: readonly Workflow[];
+  graphs: readonly RunnableGraph[];
   /** Buttons the page offers (see `Scenario`). Default none. */
   scenarios?: readonly Scenario[];
   /** The folder scenario image paths are resolved against (default: the working directory). */

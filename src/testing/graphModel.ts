@@ -1,5 +1,5 @@
 import { compileModel, specOf, type GraphMachine } from '../graph/compileMachine.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 
 /**
  * A graph's model for model-based testing: the states, hops, guards and actions of its machine
@@ -12,6 +12,6 @@ import type { Workflow } from '../graph/Workflow.js';
  * const model = createTestModel(graphModel(graph), graphPathOptions(graph));
  * for (const path of model.getShortestPaths()) await path.test({ events: { … } });
  */
-export function graphModel(graph: Workflow | GraphMachine): GraphMachine {
+export function graphModel(graph: RunnableGraph | GraphMachine): GraphMachine {
   return compileModel(specOf('toMachine' in graph ? graph.toMachine() : graph));
 }

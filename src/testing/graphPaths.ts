@@ -7,7 +7,7 @@ import type { GraphMachineEvent, GraphMachineInput, NodeActorOutput } from '../g
 import { isHumanNode } from '../graph/humanNode.js';
 import { isCompilableNode } from '../graph/CompilableNode.js';
 import { readPath } from '../graph/PathLog.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { EdgeKind } from '../graph/WorkflowEvent.js';
 
 /** One hop of a graph: from a node to a node (or `END`) by a conditional group, a transition, or the end (nothing matched). */
@@ -45,7 +45,7 @@ export interface GraphPathOptions {
   failures?: boolean;
 }
 
-type Source = Workflow | GraphMachine;
+type Source = RunnableGraph | GraphMachine;
 const machineOf = (graph: Source): GraphMachine => ('toMachine' in graph ? graph.toMachine() : graph);
 
 /** Every hop of a graph, as its route tables list them (the end only for nodes that can reach it). */

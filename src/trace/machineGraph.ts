@@ -2,7 +2,7 @@ import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import type { CompiledNode, GraphSpec } from '../graph/GraphSpec.js';
 import { isHumanNode } from '../graph/humanNode.js';
 import { FINAL_STATES } from '../graph/stateKey.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 
 /**
  * Why a hop out of a node is taken: a conditional group or a transition matched, nothing matched
@@ -58,7 +58,7 @@ type Hop = { guard?: MachineEdge['guard']; target?: string };
 type StateConfig = { invoke?: { src: string; onDone?: Hop[]; onError?: Hop }; states?: { routing?: { always?: Hop[] } } };
 
 /** The machine of a workflow, or the machine itself. */
-export function machineOf(graph: Workflow | GraphMachine): GraphMachine {
+export function machineOf(graph: RunnableGraph | GraphMachine): GraphMachine {
   return 'toMachine' in graph ? graph.toMachine() : graph;
 }
 
@@ -101,7 +101,7 @@ function nodeEdges(spec: GraphSpec, node: CompiledNode, state: StateConfig, root
  * const { nodes, edges } = machineGraph(graph);
  * edges.filter((e) => e.kind === 'conditional').map((e) => `${e.from} -${e.keys?.join('|')}-> ${e.to}`);
  */
-export function machineGraph(graph: Workflow | GraphMachine): MachineGraph {
+export function machineGraph(graph: RunnableGraph | GraphMachine): MachineGraph {
   const machine = machineOf(graph);
   const spec = specOf(machine);
   const config = machine.config as { id: string; states: Record<string, StateConfig> };

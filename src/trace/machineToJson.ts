@@ -1,5 +1,5 @@
 import type { GraphMachine } from '../graph/compileMachine.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, machineOf, type MachineGraph } from './machineGraph.js';
 
 /** What stands in for a function of the machine config (the context factory, invoke inputs, the output mapper). */
@@ -42,7 +42,7 @@ function configJson(value: unknown): unknown {
  * json.machine.states.classify.invoke.src;            // 'classify'
  * json.edges.filter((e) => e.kind === 'conditional');  // the route keys of every group
  */
-export function machineToJson(graph: Workflow | GraphMachine): MachineJson {
+export function machineToJson(graph: RunnableGraph | GraphMachine): MachineJson {
   const machine = machineOf(graph);
   const implementations = machine.implementations as { actors: object; guards: object; actions: object };
   return {

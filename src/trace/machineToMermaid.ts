@@ -1,6 +1,6 @@
 import type { GraphMachine } from '../graph/compileMachine.js';
 import { END } from '../graph/END.js';
-import type { Workflow } from '../graph/Workflow.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, type MachineEdge } from './machineGraph.js';
 
 /** Options for {@link machineToMermaid}. */
@@ -51,7 +51,7 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number): string {
  * @example
  * fs.writeFileSync('graph.mmd', machineToMermaid(graph));
  */
-export function machineToMermaid(graph: Workflow | GraphMachine, options: MermaidOptions = {}): string {
+export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: MermaidOptions = {}): string {
   const shape = machineGraph(graph);
   const failures = options.failures ?? true;
   // Mermaid ids are identifiers: node keys are mapped to `n_<safe>` (unique), final states keep their names.

@@ -15,7 +15,7 @@
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createModelFromEnv, tool, type ModelClient, type ModelRequest, type Tool, type Workflow } from 'switchboard';
+import { createModelFromEnv, tool, type ModelClient, type ModelRequest, type Tool, type RunnableGraph } from 'switchboard';
 import { customerService } from '../../machines/customerService.js';
 import { refundApproval } from '../../machines/refundApproval.js';
 import { createOrderTools } from '../../specialists/index.js';
@@ -87,4 +87,4 @@ function killableModel(inner: ModelClient): ModelClient {
 
 const tools = Object.values(createOrderTools()).map((t) => ledgered(t as unknown as Tool));
 
-export const graphs: Workflow[] = [customerService({ model: killableModel(createModelFromEnv()), tools }), refundApproval()];
+export const graphs: RunnableGraph[] = [customerService({ model: killableModel(createModelFromEnv()), tools }), refundApproval()];

@@ -1,8 +1,8 @@
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
-import type { Workflow } from '../../graph/Workflow.js';
+import type { RunnableGraph } from '../../graph/RunnableGraph.js';
 
 /** A loaded graph by name, or the first one when no name is given. */
-export function findGraph(graphs: readonly Workflow[], name?: string): Workflow {
+export function findGraph(graphs: readonly RunnableGraph[], name?: string): RunnableGraph {
   const known = graphs.map((g) => g.name).join(', ') || '(none)';
   if (name === undefined) {
     const first = graphs[0];

@@ -2,7 +2,7 @@ import type { RunFilter, RunRecord, RunStore, StoredEvent } from '../../persiste
 import { RunStateError } from '../../errors/RunStateError.js';
 import type { AgentRequest } from '../AgentNode.js';
 import type { RunOptions } from '../RunOptions.js';
-import type { Workflow } from '../Workflow.js';
+import type { RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import { cancelRun } from './cancelRun.js';
@@ -14,7 +14,7 @@ import { resumeRun } from './resumeRun.js';
 export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
   store: RunStore;
   /** The graphs this process can start, resume and recover, by name. */
-  graphs: readonly Workflow[];
+  graphs: readonly RunnableGraph[];
 }
 
 /**
@@ -28,7 +28,7 @@ export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
  */
 export class RunManager {
   readonly store: RunStore;
-  readonly #graphs: Map<string, Workflow>;
+  readonly #graphs: Map<string, RunnableGraph>;
   readonly #options: Omit<DurableOptions, 'store'>;
 
   constructor(options: RunManagerOptions) {
@@ -38,7 +38,7 @@ export class RunManager {
   }
 
   /** A registered graph by name. */
-  graph(name: string): Workflow {
+  graph(name: string): RunnableGraph {
     const graph = this.#graphs.get(name);
     if (graph === undefined) {
       throw new GraphDefinitionError(`no graph named "${name}" is registered; known: ${[...this.#graphs.keys()].join(', ') || '(none)'}`);
@@ -80,7 +80,7 @@ export class RunManager {
     return this.store.listEvents(runId, afterSeq === undefined ? {} : { afterSeq });
   }
 
-  async #graphOf(runId: string): Promise<Workflow> {
+  async #graphOf(runId: string): Promise<RunnableGraph> {
     return this.graph((await this.get(runId)).graphName);
   }
 }

@@ -1,6 +1,6 @@
 import type { RunRecord } from '../../persistence/RunStore.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
-import type { Workflow } from '../Workflow.js';
+import type { RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { ResumeOptions } from './DurableOptions.js';
 import { ownerMayBeAlive } from './owner.js';
@@ -16,7 +16,7 @@ export type RecoveryOutcome =
 /** Options for {@link recoverRuns}. */
 export interface RecoverOptions extends ResumeOptions {
   /** The graphs this process can run, looked up by name. */
-  graphs: readonly Workflow[];
+  graphs: readonly RunnableGraph[];
   /** Only mark runs interrupted; do not continue them (default false). */
   markOnly?: boolean;
 }

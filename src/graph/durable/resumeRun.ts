@@ -8,7 +8,7 @@ import { createWithRuntime, guardClock, RunRuntime } from '../RunRuntime.js';
 import { describeValue, inspectOption, systemClock } from '../RunOptions.js';
 import { checkRunOptions } from '../checkRunOptions.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
-import type { Workflow } from '../Workflow.js';
+import type { RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { DEFAULT_LEASE_MS, type ResumeOptions } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
@@ -84,7 +84,7 @@ function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, 
  * const run = await resumeRun(graph, runId, { reply: 'Approved: refund 599 CNY' }, { store });
  */
 export async function resumeRun(
-  graph: Workflow | GraphMachine,
+  graph: RunnableGraph | GraphMachine,
   runId: string,
   event: ResumeEvent | undefined,
   options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {},

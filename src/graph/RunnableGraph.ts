@@ -5,7 +5,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 
 /** What `StateGraph` and `SequentialWorkflow` have in common; `WorkflowAgent` wraps either. */
-export interface Workflow {
+export interface RunnableGraph {
   readonly name: string;
   run(input: string | AgentRequest, options?: RunOptions): Promise<WorkflowRun>;
   stream(input: string | AgentRequest, options?: RunOptions): AsyncIterable<WorkflowEvent>;

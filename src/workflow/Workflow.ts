@@ -1,0 +1,212 @@
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import type { GraphMachine } from '../graph/compileMachine.js';
+import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
+import type { ModelClient } from '../model/ModelClient.js';
+import type { AgentContext } from './AgentContext.js';
+import { BranchBuilder, DecisionBuilder, GateBuilder, LoopBuilder } from './FlowBuilders.js';
+import type { Gate } from './Gate.js';
+import { checkStepName, type Step } from './Step.js';
+import type { ErrorHandler, ErrorMatcher, FlowPredicate, WorkflowBlock } from './WorkflowBlock.js';
+import { compileWorkflow, type CompiledWorkflow } from './compileWorkflow.js';
+import type { WorkflowGraph } from './WorkflowGraph.js';
+import { workflowMachine } from './workflowMachine.js';
+import { runWorkflow, streamWorkflow, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
+import { RUN_CHILD, runSubWorkflow, type SubWorkflowOutcome } from './runSubWorkflow.js';
+import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShortcut, type SupervisorShortcut } from './WorkflowShortcuts.js';
+
+/**
+ * A typed workflow of steps, compiled to a plain-data {@link WorkflowGraph} and from it to an
+ * XState machine that runs on the same engine as a `StateGraph` (run options, stores, traces,
+ * waits, recovery). `I` is the workflow's input, `O` the output of its last step so far: each
+ * `then` must accept the previous output, which the compiler checks. A built workflow is itself a
+ * `Step<I, O>` (a sub-workflow).
+ *
+ * @example
+ * const wf = Workflow.define<string, number>('count')
+ *   .step(step('trim', (_c, s: string) => s.trim()))
+ *   .then(step('words', (_c, s: string) => s.split(/\s+/).length));
+ * const run = await wf.run(' a b c '); // run.output === 3, run.path = ['trim', 'words']
+ */
+export class Workflow<I = unknown, O = unknown> implements Step<I, O> {
+  readonly kind = 'deterministic' as const;
+  readonly #blocks: WorkflowBlock[] = [];
+  readonly #handlers: ErrorHandler[] = [];
+  #compiled: CompiledWorkflow | null = null;
+  #machine: GraphMachine | null = null;
+
+  private constructor(readonly name: string) {}
+
+  /** Starts a workflow definition; `I` is its input type (the output type follows from its steps). */
+  static define<I>(name: string): Workflow<I, I> {
+    return new Workflow<I, I>(checkStepName(name, 'Workflow.define()'));
+  }
+
+  /** `Workflow.sequential(name).step(a).then(b)`: steps one after another (the same as `define`). */
+  static sequential<I>(name: string): Workflow<I, I> {
+    return Workflow.define<I>(name);
+  }
+
+  /** `Workflow.loop(name).step(a).times(n)` or `.until(pred)`: the body repeated. */
+  static loop<I>(name: string): LoopShortcut<I, I> {
+    return loopOf<I>(name);
+  }
+
+  /** `Workflow.parallel(name).step(a, b, c)`: the same input to each, concurrently; the outputs in order. */
+  static parallel<I>(name: string): ParallelShortcut<I> {
+    return parallelOf<I>(name);
+  }
+
+  /** `Workflow.supervisor(name, model).agents(a, b).until(pred)`: the model picks the next agent each round until `pred(ctx, output)` holds. */
+  static supervisor<I>(name: string, model: ModelClient): SupervisorShortcut<I> {
+    return supervisorOf<I>(name, model);
+  }
+
+  /** The first step. */
+  step<N>(step: Step<O, N>): Workflow<I, N> {
+    return this.addBlock<N>({ type: 'step', step: checkStep(step, this.name) as Step });
+  }
+
+  /** The next step: it gets the previous step's output. */
+  then<N>(step: Step<O, N>): Workflow<I, N> {
+    return this.step(step);
+  }
+
+  /** A two-way branch on `pred(ctx, value)`: `.branch(p).then(a).otherwise(b)`. */
+  branch(predicate: FlowPredicate<O>): BranchBuilder<I, O> {
+    this.#open();
+    if (typeof predicate !== 'function') throw new GraphDefinitionError(`workflow "${this.name}": branch(pred) needs a function (ctx, value) => boolean`);
+    return new BranchBuilder(this, predicate);
+  }
+
+  /** Runs each step on the same input, concurrently; the output is their outputs in order. */
+  gather<S extends readonly Step<O, unknown>[]>(...steps: S): Workflow<I, GatherOutputs<S>> {
+    if (steps.length === 0) throw new GraphDefinitionError(`workflow "${this.name}": gather() needs at least one step`);
+    return this.addBlock({ type: 'gather', steps: steps.map((s) => checkStep(s, this.name)) as Step[] });
+  }
+
+  /**
+   * `parallel(s1, s2, …)`: runs each step on the same input concurrently; the input passes on
+   * unchanged and the branches' context writes merge (the last to finish wins a conflict).
+   * `parallel(itemsOf, stepFor)`: a step per item (`itemsOf(ctx, value)`), the outputs in order.
+   */
+  parallel(...steps: Step<O, unknown>[]): Workflow<I, O>;
+  parallel<T, R>(itemsOf: (ctx: AgentContext, value: O) => T[] | Promise<T[]>, stepFor: (item: T, index: number) => Step<T, R>): Workflow<I, R[]>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  parallel(...args: unknown[]): Workflow<I, any> {
+    if (args.length === 2 && typeof args[0] === 'function' && typeof args[1] === 'function') {
+      return this.addBlock({ type: 'fan-out', itemsOf: args[0] as never, stepFor: args[1] as never });
+    }
+    if (args.length === 0) throw new GraphDefinitionError(`workflow "${this.name}": parallel() needs steps, or (itemsOf, stepFor)`);
+    return this.addBlock({ type: 'parallel', steps: args.map((s) => checkStep(s as Step, this.name)) });
+  }
+
+  /** A while-loop: before each pass `pred(ctx, value)` is checked; the body runs until it holds. */
+  repeatUntil(predicate: FlowPredicate<O>): LoopBuilder<I, O, O> {
+    this.#open();
+    return new LoopBuilder(this, 'while', predicate as FlowPredicate);
+  }
+
+  /** A do-while loop: the body runs, then `pred(ctx, output)` is checked; it runs again until it holds. */
+  repeatUntilOutput(predicate: FlowPredicate<O>): LoopBuilder<I, O, O> {
+    this.#open();
+    return new LoopBuilder(this, 'do', predicate as FlowPredicate);
+  }
+
+  /** The model picks one option by name (constrained to the names); that option's step runs. */
+  decision(model: ModelClient, prompt?: string): DecisionBuilder<I, O> {
+    this.#open();
+    return new DecisionBuilder(this, model, prompt);
+  }
+
+  /** Judges the output so far: `.gate(g).onPass(a).onFail(b)…end()`. */
+  gate(gate: Gate<O>): GateBuilder<I, O> {
+    this.#open();
+    if (gate === null || typeof gate !== 'object' || typeof gate.evaluate !== 'function') {
+      throw new GraphDefinitionError(`workflow "${this.name}": gate(g) needs a Gate (an object with evaluate(ctx, output))`);
+    }
+    return new GateBuilder(this, gate);
+  }
+
+  /**
+   * When a step throws an error of this class (or with this `code`), `recovery` runs with the failed
+   * step's input (the error is in the context under `workflow.error`) and its output goes on.
+   */
+  onError(match: ErrorMatcher, recovery: Step): this {
+    this.#open();
+    if (typeof match !== 'function' && (typeof match !== 'string' || match === '')) {
+      throw new GraphDefinitionError(`workflow "${this.name}": onError(match, …) takes an error class or a non-empty error code`);
+    }
+    this.#handlers.push({ match, recovery: checkStep(recovery, this.name) });
+    return this;
+  }
+
+  /** @internal adds a block (used by the builders). */
+  addBlock<N>(block: WorkflowBlock): Workflow<I, N> {
+    this.#open();
+    this.#blocks.push(block);
+    return this as unknown as Workflow<I, N>;
+  }
+
+  /** The workflow as plain data: nodes, edges, start and finish. */
+  compile(): WorkflowGraph {
+    return this.#compile().graph;
+  }
+
+  /** The XState machine compiled from {@link compile}'s graph; its input is `{ input, runId?, context?, maxIterations? }`. */
+  toMachine(): GraphMachine {
+    this.#machine ??= workflowMachine(this.#compile());
+    return this.#machine;
+  }
+
+  /** Ends the definition: the workflow can no longer change, and can be used as a step of another. */
+  build(): Workflow<I, O> {
+    this.#compile();
+    this.#built = true;
+    return this;
+  }
+
+  /** Runs the workflow to its end (or a wait) and resolves with the result; failures are in `status` and `error`. */
+  run(input: I, options: WorkflowRunOptions = {}): Promise<WorkflowResult<O>> {
+    return runWorkflow(this.name, this.toMachine(), input, options) as Promise<WorkflowResult<O>>;
+  }
+
+  /** Runs the workflow and yields its events; the last one is `run.completed`. */
+  stream(input: I, options: WorkflowRunOptions = {}): AsyncIterable<WorkflowEvent> {
+    return streamWorkflow(this.name, this.toMachine(), input, options);
+  }
+
+  /** As a step of another workflow: runs as a child machine with the parent's context; its final context is merged back. */
+  async execute(ctx: AgentContext, input: I): Promise<O> {
+    return (await runSubWorkflow(this, ctx, input)).output as O;
+  }
+
+  /** @internal how the engine runs this workflow as a step: output and final context. */
+  [RUN_CHILD](ctx: AgentContext, input: unknown): Promise<SubWorkflowOutcome> {
+    return runSubWorkflow(this, ctx, input);
+  }
+
+  #built = false;
+
+  #open(): void {
+    if (this.#built) throw new GraphDefinitionError(`workflow "${this.name}" was built; define a new workflow to change it`);
+    this.#compiled = null;
+    this.#machine = null;
+  }
+
+  #compile(): CompiledWorkflow {
+    if (this.#blocks.length === 0) throw new GraphDefinitionError(`workflow "${this.name}" has no steps; add one with step()`);
+    this.#compiled ??= compileWorkflow(this.name, this.#blocks, this.#handlers);
+    return this.#compiled;
+  }
+}
+
+/** The outputs of `gather(s1, s2, …)`, in order. */
+export type GatherOutputs<S extends readonly unknown[]> = { -readonly [K in keyof S]: S[K] extends Step<never, infer R> ? R : never };
+
+function checkStep<S extends Step>(step: S, workflow: string): S {
+  if (step === null || typeof step !== 'object' || typeof step.execute !== 'function') {
+    throw new GraphDefinitionError(`workflow "${workflow}": a step must be an object with a name and execute(ctx, input); make one with step(name, fn)`);
+  }
+  checkStepName(step.name, `workflow "${workflow}"`);
+  return step;
+}

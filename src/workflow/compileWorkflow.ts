@@ -1,0 +1,239 @@
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import type { ModelClient } from '../model/ModelClient.js';
+import type { AgentContext } from './AgentContext.js';
+import type { Gate } from './Gate.js';
+import type { Step } from './Step.js';
+import { READS_OUTPUT_OF } from './Steps.js';
+import type { ErrorHandler, FlowPredicate, WorkflowBlock } from './WorkflowBlock.js';
+import type { WorkflowEdgeCondition, WorkflowGraph, WorkflowGraphEdge, WorkflowGraphNode } from './WorkflowGraph.js';
+
+/** How a node of the graph executes (kept beside the plain-data graph; keyed by node id). */
+export type NodeRuntime =
+  | { type: 'step'; step: Step; record: boolean; handlers: ErrorHandler[] }
+  | { type: 'gateway'; predicate: FlowPredicate }
+  | { type: 'loop-entry'; loop: string; mode: 'while' | 'do' }
+  | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
+  | { type: 'loop-exit' }
+  | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string }
+  | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string }
+  | { type: 'join' }
+  | { type: 'decision'; model: ModelClient; prompt?: string; options: string[] }
+  | { type: 'gate'; gate: Gate; maxRetries: number; reflector: Step | null; handles: Record<'PASS' | 'FAIL' | 'ESCALATE' | 'TIMEOUT', boolean>; person: string | null }
+  | { type: 'person'; gate: string; timeoutMs: number | null };
+
+/** A workflow compiled: its plain-data graph and how each node runs. */
+export interface CompiledWorkflow {
+  graph: WorkflowGraph;
+  runtime: ReadonlyMap<string, NodeRuntime>;
+  /** Workflows used as steps (by node id), for nesting. */
+  subWorkflows: ReadonlyMap<string, unknown>;
+}
+
+/** A loose end of a compiled block: an edge whose target is whatever comes next. */
+interface Exit {
+  from: string;
+  condition: WorkflowEdgeCondition;
+  label?: string;
+}
+
+interface Piece {
+  entry: string;
+  exits: Exit[];
+}
+
+/** Compiles the blocks a builder recorded into a plain-data graph plus each node's runtime. */
+export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers: ErrorHandler[]): CompiledWorkflow {
+  const nodes: WorkflowGraphNode[] = [];
+  const edges: WorkflowGraphEdge[] = [];
+  const runtime = new Map<string, NodeRuntime>();
+  const subWorkflows = new Map<string, unknown>();
+  const taken = new Map<string, number>();
+  const recorded = new Set<string>();
+
+  const id = (wanted: string): string => {
+    const n = (taken.get(wanted) ?? 0) + 1;
+    taken.set(wanted, n);
+    return n === 1 ? wanted : `${wanted}#${n}`;
+  };
+  const edge = (from: string, to: string, condition: WorkflowEdgeCondition, label?: string) => {
+    edges.push(label === undefined ? { from, to, condition } : { from, to, condition, label });
+  };
+  const connect = (exits: Exit[], to: string) => {
+    for (const e of exits) edge(e.from, to, e.condition, e.label);
+  };
+  const add = (node: WorkflowGraphNode, rt: NodeRuntime): string => {
+    nodes.push(node);
+    runtime.set(node.id, rt);
+    return node.id;
+  };
+  const stepNode = (step: Step, withHandlers: boolean): string => {
+    const reads = (step as { [READS_OUTPUT_OF]?: string })[READS_OUTPUT_OF];
+    if (reads !== undefined) recorded.add(reads);
+    const node: WorkflowGraphNode = {
+      id: id(step.name),
+      type: 'step',
+      label: step.name,
+      kind: step.kind ?? 'deterministic',
+      typed: { input: step.input !== undefined, output: step.output !== undefined },
+    };
+    if (isWorkflowStep(step)) {
+      node.subWorkflow = step.name;
+      subWorkflows.set(node.id, step);
+    }
+    return add(node, { type: 'step', step, record: false, handlers: withHandlers ? handlers : [] });
+  };
+  /** A step with its error edges: each handler's recovery node continues where the step would. */
+  const stepPiece = (step: Step): Piece => {
+    const at = stepNode(step, true);
+    const exits: Exit[] = [{ from: at, condition: 'unconditional' }];
+    handlers.forEach((handler, i) => {
+      const recovery = stepNode(handler.recovery, false);
+      edge(at, recovery, 'error', String(i));
+      exits.push({ from: recovery, condition: 'unconditional' });
+    });
+    return { entry: at, exits };
+  };
+  const chain = (list: WorkflowBlock[]): Piece => {
+    let first: string | null = null;
+    let exits: Exit[] = [];
+    for (const block of list) {
+      const piece = compileBlock(block);
+      if (first === null) first = piece.entry;
+      else connect(exits, piece.entry);
+      exits = piece.exits;
+    }
+    if (first === null) throw new GraphDefinitionError(`workflow "${name}": an empty branch or loop body; give it a step`);
+    return { entry: first, exits };
+  };
+
+  const compileBlock = (block: WorkflowBlock): Piece => {
+    switch (block.type) {
+      case 'step':
+        return stepPiece(block.step);
+      case 'branch': {
+        const at = add({ id: id('branch'), type: 'gateway', label: 'branch' }, { type: 'gateway', predicate: block.predicate });
+        const yes = chain(block.then);
+        const no = chain(block.otherwise);
+        edge(at, yes.entry, 'boolean', 'true');
+        edge(at, no.entry, 'boolean', 'false');
+        return { entry: at, exits: [...yes.exits, ...no.exits] };
+      }
+      case 'gather':
+      case 'parallel': {
+        const fork = id('fork');
+        const join = id('join');
+        const branches = block.steps.map((s) => stepNode(s, false));
+        add({ id: fork, type: 'fork', label: block.type }, { type: 'fork', mode: block.type, branches, join });
+        add({ id: join, type: 'join', label: block.type }, { type: 'join' });
+        for (const b of branches) {
+          edge(fork, b, 'branch');
+          edge(b, join, 'unconditional');
+        }
+        return { entry: fork, exits: [{ from: join, condition: 'unconditional' }] };
+      }
+      case 'fan-out': {
+        const fork = id('fork');
+        const join = id('join');
+        const template = id('for-each');
+        add({ id: fork, type: 'fork', label: 'for-each' }, { type: 'fan-out', itemsOf: block.itemsOf, stepFor: block.stepFor, join, template });
+        nodes.push({ id: template, type: 'step', label: 'for-each', kind: 'deterministic', typed: { input: false, output: false } });
+        add({ id: join, type: 'join', label: 'for-each' }, { type: 'join' });
+        edge(fork, template, 'branch');
+        edge(template, join, 'unconditional');
+        return { entry: fork, exits: [{ from: join, condition: 'unconditional' }] };
+      }
+      case 'loop': {
+        const loop = id('loop');
+        const check = id('loop-check');
+        const exit = id('loop-exit');
+        add({ id: loop, type: 'loop-entry', label: block.mode === 'while' ? 'repeatUntil' : 'repeatUntilOutput' }, { type: 'loop-entry', loop, mode: block.mode });
+        add({ id: check, type: 'loop-check', label: loop }, { type: 'loop-check', loop, mode: block.mode, predicate: block.predicate });
+        add({ id: exit, type: 'loop-exit', label: loop }, { type: 'loop-exit' });
+        const body = chain(block.body);
+        if (block.mode === 'while') {
+          edge(loop, check, 'unconditional');
+          edge(check, body.entry, 'loop-continue');
+          connect(body.exits.map((e) => ({ ...e, condition: e.condition === 'unconditional' ? 'back-edge' : e.condition })), check);
+        } else {
+          edge(loop, body.entry, 'unconditional');
+          connect(body.exits, check);
+          edge(check, body.entry, 'back-edge');
+        }
+        edge(check, exit, 'loop-exit');
+        return { entry: loop, exits: [{ from: exit, condition: 'unconditional' }] };
+      }
+      case 'decision': {
+        const at = add({ id: id('decision'), type: 'decision', label: 'decision' }, {
+          type: 'decision',
+          model: block.model,
+          ...(block.prompt === undefined ? {} : { prompt: block.prompt }),
+          options: block.options.map((o) => o.name),
+        });
+        const exits: Exit[] = [];
+        for (const option of block.options) {
+          const piece = stepPiece(option.step);
+          edge(at, piece.entry, 'option', option.name);
+          exits.push(...piece.exits);
+        }
+        return { entry: at, exits };
+      }
+      case 'gate':
+        return compileGate(block);
+    }
+  };
+
+  const compileGate = (block: Extract<WorkflowBlock, { type: 'gate' }>): Piece => {
+    const gateName = block.gate.name ?? 'gate';
+    const at = id(gateName);
+    const person = block.onEscalate === null || block.gate.waitsForPerson !== undefined ? id(`${gateName}:person`) : null;
+    add(
+      { id: at, type: 'gate', label: gateName },
+      {
+        type: 'gate',
+        gate: block.gate,
+        maxRetries: block.maxRetries,
+        reflector: block.reflector,
+        handles: { PASS: block.onPass !== null, FAIL: block.onFail !== null, ESCALATE: block.onEscalate !== null, TIMEOUT: block.onTimeout !== null },
+        person,
+      },
+    );
+    const exits: Exit[] = [];
+    const arm = (decision: 'PASS' | 'FAIL' | 'ESCALATE' | 'TIMEOUT', step: Step | null, from = at): void => {
+      if (step === null) {
+        if (decision !== 'FAIL') exits.push({ from, condition: 'gate', label: decision });
+        return;
+      }
+      const piece = stepPiece(step);
+      edge(from, piece.entry, 'gate', decision);
+      if (decision === 'FAIL') connect(piece.exits.map((e) => ({ ...e, condition: 'back-edge' })), at);
+      else exits.push(...piece.exits);
+    };
+    arm('PASS', block.onPass);
+    arm('FAIL', block.onFail);
+    if (person !== null) {
+      add({ id: person, type: 'gate', label: `${gateName}: a person decides` }, { type: 'person', gate: at, timeoutMs: block.gate.waitsForPerson?.timeoutMs ?? null });
+      edge(at, person, 'gate', 'WAIT');
+      arm('PASS', block.onPass === null ? null : block.onPass, person);
+      exits.push({ from: person, condition: 'gate', label: 'FAIL' });
+      arm('ESCALATE', block.onEscalate, person);
+      arm('TIMEOUT', block.onTimeout, person);
+    }
+    arm('ESCALATE', block.onEscalate);
+    arm('TIMEOUT', block.onTimeout);
+    return { entry: at, exits };
+  };
+
+  const body = chain(blocks);
+  const finish = add({ id: id('finish'), type: 'step', label: 'finish', kind: 'deterministic', typed: { input: false, output: false } }, { type: 'step', step: FINISH, record: false, handlers: [] });
+  connect(body.exits, finish);
+  for (const [nodeId, rt] of runtime) if (rt.type === 'step' && recorded.has(rt.step.name)) runtime.set(nodeId, { ...rt, record: true });
+  return { graph: { name, nodes, edges, startNode: body.entry, finishNode: finish }, runtime, subWorkflows };
+}
+
+/** The finish node's step: passes the last value through. */
+const FINISH: Step = Object.freeze({ name: 'finish', execute: (_ctx: AgentContext, input: unknown) => input });
+
+/** True for a built workflow used as a step. */
+function isWorkflowStep(step: Step): boolean {
+  return typeof (step as { compile?: unknown }).compile === 'function' && typeof (step as { toMachine?: unknown }).toMachine === 'function';
+}

@@ -1,0 +1,83 @@
+import type { ZodType } from 'zod';
+import { formatZodError } from '../errors/formatZodError.js';
+import { SwitchboardError } from '../errors/SwitchboardError.js';
+import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import { AgentContext } from './AgentContext.js';
+import type { Step } from './Step.js';
+import type { ErrorMatcher } from './WorkflowBlock.js';
+import { RUN_CHILD, type SubWorkflowOutcome } from './runSubWorkflow.js';
+
+/** The engine's own bookkeeping keys in a graph's state: not part of a workflow's context. */
+const ENGINE_KEYS: ReadonlySet<string> = new Set(['currentNodeId', 'currentRequest', 'lastResult', 'lastNodeId']);
+
+/** The workflow context held in a run's state (the engine's bookkeeping keys left out). */
+export function contextFromState(state: Iterable<[string, unknown]>): AgentContext {
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of state) if (!ENGINE_KEYS.has(key) && value !== undefined) values[key] = value;
+  return AgentContext.trusted(Object.freeze(values));
+}
+
+/** The same, from a state object (a machine context's `state`). */
+export function contextFromObject(state: Record<string, unknown>): AgentContext {
+  return contextFromState(Object.entries(state));
+}
+
+/** Writes the keys `after` changed relative to `before` into the run's state (each checked as JSON there). */
+export function writeBack(wctx: WorkflowContext, before: AgentContext, after: AgentContext): void {
+  for (const [key, value] of Object.entries(after.changesFrom(before))) wctx.put(key, value);
+  for (const key of before.keys()) if (!after.has(key)) wctx.state.delete(key);
+}
+
+function parse(schema: ZodType, value: unknown, step: string, what: 'input' | 'output'): unknown {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new WorkflowExecutionError(`step "${step}" ${what === 'input' ? 'received an input' : 'returned an output'} its ${what} schema refuses: ${formatZodError(parsed.error)}; ${what === 'input' ? 'fix the previous step or this step’s input schema' : 'return a value the schema accepts'}`, {
+    code: what === 'input' ? 'invalid_input' : 'invalid_node_result',
+    nodeId: step,
+  });
+}
+
+/**
+ * Runs one step: the input checked against its schema, `execute`, the output checked, then
+ * `updateContext` with the output. The context the step sees has `CURRENT_STEP` set to it.
+ */
+export async function executeStep(step: Step, ctx: AgentContext, input: unknown): Promise<{ output: unknown; context: AgentContext }> {
+  let context = ctx.get(AgentContext.CURRENT_STEP) === step.name ? ctx : ctx.mutate().with(AgentContext.CURRENT_STEP, step.name).build();
+  const given = step.input === undefined ? input : parse(step.input, input, step.name, 'input');
+  const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
+  let output: unknown;
+  if (child === undefined) {
+    output = await step.execute(context, given);
+  } else {
+    // A sub-workflow: its final context is merged back (donor wins), but the run's own identity stays.
+    const done = await child.call(step, context, given);
+    output = done.output;
+    const merged = context.mergeFrom(AgentContext.from(done.context)).mutate();
+    for (const key of [AgentContext.WORKFLOW_RUN_ID, AgentContext.WORKFLOW_NAME, AgentContext.CURRENT_STEP]) {
+      const own = context.get(key);
+      if (own === undefined) merged.without(key);
+      else merged.with(key, own);
+    }
+    context = merged.build();
+  }
+  if (step.output !== undefined) output = parse(step.output, output, step.name, 'output');
+  if (step.updateContext !== undefined) {
+    const next: unknown = step.updateContext(context, output);
+    if (!(next instanceof AgentContext)) {
+      throw new WorkflowExecutionError(`step "${step.name}": updateContext returned ${next === null ? 'null' : typeof next}; return a context (ctx.mutate().with(key, value).build(), or ctx itself)`, {
+        code: 'invalid_node_result',
+        nodeId: step.name,
+      });
+    }
+    context = next;
+  }
+  return { output, context };
+}
+
+/** True when `onError`'s matcher matches the thrown value: an instance of the class, or an error with that `code`. */
+export function matchesError(match: ErrorMatcher, error: unknown): boolean {
+  if (typeof match === 'function') return error instanceof match;
+  if (error instanceof SwitchboardError) return error.code === match;
+  return error !== null && typeof error === 'object' && (error as { code?: unknown }).code === match;
+}

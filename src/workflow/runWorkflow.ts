@@ -1,0 +1,71 @@
+import type { GraphMachine } from '../graph/compileMachine.js';
+import type { RunOptions } from '../graph/RunOptions.js';
+import { startRun } from '../graph/startRun.js';
+import { streamRun } from '../graph/streamRun.js';
+import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
+import type { RunStatus, WorkflowRun } from '../graph/WorkflowRun.js';
+import type { SwitchboardError } from '../errors/SwitchboardError.js';
+import { AgentContext } from './AgentContext.js';
+import { contextFromState } from './executeStep.js';
+import { toMachineInput } from './workflowMachine.js';
+
+/** Run options of a workflow: a graph's (`store`, `signal`, `recorders`, `inspect`, …) plus its initial context and loop fuse. */
+export interface WorkflowRunOptions extends Omit<RunOptions, 'state'> {
+  /** The context the run starts with. */
+  context?: AgentContext | Record<string, unknown>;
+  /** The fuse: at most this many loop passes per run (default 100); spent, the run ends `max-steps`. */
+  maxIterations?: number;
+}
+
+/** How a workflow run ended: a graph run's statuses plus `aborted` (a step threw `WorkflowAbort`). */
+export type WorkflowStatus = RunStatus | 'aborted';
+
+/** The outcome of a workflow run. */
+export interface WorkflowResult<O = unknown> {
+  runId: string;
+  status: WorkflowStatus;
+  /** The last step's output (for `aborted`, the value given to `WorkflowAbort`). */
+  output: O;
+  /** The context at the end. */
+  context: AgentContext;
+  /** Step names in execution order. */
+  path: string[];
+  /** Node executions, structural nodes included. */
+  steps: number;
+  error?: SwitchboardError;
+  /** Set while the run waits for a person. */
+  waiting?: WorkflowRun['waiting'];
+}
+
+function engineOptions(name: string, input: unknown, options: WorkflowRunOptions): { request: { input: unknown }; options: RunOptions } {
+  const { context, maxIterations, ...rest } = options;
+  const made = toMachineInput({ input, context: AgentContext.from(context ?? null).toJSON(), ...(rest.runId === undefined ? {} : { runId: rest.runId }), ...(maxIterations === undefined ? {} : { maxIterations }) }, name);
+  return { request: made.request as { input: unknown }, options: { ...rest, runId: made.runId!, state: made.state ?? {} } };
+}
+
+/** A graph run of a workflow's machine as the workflow's result. */
+export function toWorkflowResult<O>(run: WorkflowRun): WorkflowResult<O> {
+  const result: WorkflowResult<O> = {
+    runId: run.runId,
+    status: run.status as WorkflowStatus,
+    output: (run.result?.handoff ?? null) as O,
+    context: contextFromState(run.state),
+    path: run.path,
+    steps: run.steps,
+  };
+  if (run.error !== undefined) result.error = run.error;
+  if (run.waiting !== undefined) result.waiting = run.waiting;
+  return result;
+}
+
+/** Runs a workflow's machine on the engine's run runtime (in memory, or stored with `options.store`). */
+export async function runWorkflow(name: string, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): Promise<WorkflowResult> {
+  const { request, options: engine } = engineOptions(name, input, options);
+  return toWorkflowResult(await startRun(machine, request, engine, false));
+}
+
+/** Streams a workflow's run: the engine's events; the last one is `run.completed`. */
+export function streamWorkflow(name: string, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): AsyncIterable<WorkflowEvent> {
+  const { request, options: engine } = engineOptions(name, input, options);
+  return streamRun((i, o, l) => startRun(machine, i, o, true, l), request, engine);
+}

@@ -1,0 +1,29 @@
+/** Context keys the workflow engine itself writes (besides `AgentContext`'s well-known keys). */
+export const WORKFLOW_KEYS = {
+  /** Loop passes made so far in the run (the fuse counts them). */
+  loopPasses: 'workflow.loopPasses',
+  /** The fuse: at most this many loop passes per run (`maxIterations`, default 100). */
+  maxIterations: 'workflow.maxIterations',
+  /** The error an `onError` recovery is handling: `{ step, name, code, message }`. */
+  error: 'workflow.error',
+} as const;
+
+/** The default loop fuse. */
+export const DEFAULT_LOOP_FUSE = 100;
+
+/** The pass count of one loop. */
+export const loopKey = (loop: string): string => `workflow.loop:${loop}`;
+/** Retries a gate has made. */
+export const gateKey = (gate: string): string => `workflow.gate:${gate}`;
+/** Branch outputs of a fork while it runs. */
+export const forkKey = (fork: string): string => `workflow.fork:${fork}`;
+
+/** The route a node answers to end the run at once (abort, terminate, spent fuse). */
+export const END_ROUTE = 'workflow:end';
+
+/** How a run was ended early, as the last node's `rawResponse` carries it. */
+export interface EarlyEnd {
+  route: typeof END_ROUTE;
+  end: 'aborted' | 'completed' | 'failed' | 'max-steps';
+  message?: string;
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { GraphNode, StateRouter } from '../graph/AgentNode.js';
+import { buildGraphSpec, type GraphDefinition } from '../graph/buildGraphSpec.js';
+import { compileMachine, type GraphMachine } from '../graph/compileMachine.js';
+import { END } from '../graph/END.js';
+import type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from '../graph/GraphMachineContext.js';
+import type { MachineIo } from '../graph/GraphSpec.js';
+import { humanNode } from '../graph/humanNode.js';
+import { readPath } from '../graph/PathLog.js';
+import type { RunStatus } from '../graph/WorkflowRun.js';
+import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { StateModel } from '../state/StateModel.js';
+import { AgentContext } from './AgentContext.js';
+import type { CompiledWorkflow } from './compileWorkflow.js';
+import { contextFromObject } from './executeStep.js';
+import { forkNode } from './forkNode.js';
+import { END_ROUTE, WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
+import { handOn, workflowNode } from './workflowNodes.js';
+import { personRouter, PersonReply, PERSON_REPLY_KEY } from './personRouter.js';
+
+/** What a workflow's machine accepts: `{ input, runId?, context?, maxIterations? }`. */
+export interface WorkflowMachineInput {
+  input: unknown;
+  runId?: string;
+  context?: Record<string, unknown>;
+  maxIterations?: number;
+}
+
+/** What a workflow's machine resolves to: the engine's output plus the workflow's. */
+export interface WorkflowMachineOutput extends Omit<GraphMachineOutput, 'status'> {
+  status: RunStatus | 'aborted';
+  output: unknown;
+  context: Record<string, unknown>;
+}
+
+const routeOf: StateRouter = (_ctx, _request, result) => {
+  const route = (result?.rawResponse as { route?: unknown } | undefined)?.route;
+  return typeof route === 'string' ? route : null;
+};
+
+const earlyEnd = (context: GraphMachineContext): EarlyEnd | null => {
+  const raw = context.result?.rawResponse as EarlyEnd | undefined;
+  return raw?.route === END_ROUTE ? raw : null;
+};
+
+/** The workflow's input, context and fuse as the engine's machine input. */
+export function toMachineInput(raw: WorkflowMachineInput, name: string): GraphMachineInput {
+  const runId = raw.runId ?? randomUUID();
+  const context: Record<string, unknown> = { ...(raw.context ?? {}), [AgentContext.WORKFLOW_RUN_ID.name]: runId, [AgentContext.WORKFLOW_NAME.name]: name };
+  if (raw.maxIterations !== undefined) {
+    if (!Number.isInteger(raw.maxIterations) || raw.maxIterations < 0) {
+      throw new WorkflowExecutionError(`maxIterations must be a whole number ≥ 0 (loop passes per run); received ${String(raw.maxIterations)}`, { code: 'invalid_input' });
+    }
+    context[WORKFLOW_KEYS.maxIterations] = raw.maxIterations;
+  }
+  return { request: { input: raw.input === undefined ? null : raw.input }, runId, state: StateModel.untyped.initial(context) };
+}
+
+/** Step names in execution order (the structural nodes and the finish node left out). */
+export function stepPath(compiled: CompiledWorkflow, ids: readonly string[]): string[] {
+  const labels = new Map(compiled.graph.nodes.filter((n) => n.type === 'step' && n.id !== compiled.graph.finishNode).map((n) => [n.id, n.label]));
+  const out: string[] = [];
+  for (const id of ids) {
+    const label = labels.get(id);
+    if (label !== undefined) out.push(label);
+  }
+  return out;
+}
+
+/** The clock of the gate a person's wait belongs to (null when it has no deadline). */
+function personClock(compiled: CompiledWorkflow, gate: string): (() => number) | null {
+  const rt = compiled.runtime.get(gate);
+  return rt?.type === 'gate' && rt.gate.waitsForPerson !== undefined && rt.gate.waitsForPerson.timeoutMs !== null ? rt.gate.waitsForPerson.now : null;
+}
+
+function machineIo(compiled: CompiledWorkflow): MachineIo {
+  return {
+    input: (raw) => toMachineInput(raw as WorkflowMachineInput, compiled.graph.name),
+    finalStatus: (context, status) => {
+      const end = earlyEnd(context);
+      if (status !== 'completed' || end === null) return status;
+      return end.end === 'max-steps' || end.end === 'failed' ? end.end : 'completed';
+    },
+    output: (base, context) => {
+      const end = earlyEnd(context);
+      const status = end?.end === 'aborted' && base.status === 'completed' ? 'aborted' : base.status;
+      const error = end?.end === 'failed' && base.error === null ? { name: 'WorkflowTermination', code: 'workflow_aborted', message: end.message ?? 'terminated' } : base.error;
+      const out: WorkflowMachineOutput = {
+        ...base,
+        status,
+        error,
+        path: stepPath(compiled, base.path),
+        output: context.request.input,
+        context: contextFromObject(context.state).toJSON(),
+      };
+      return out as unknown as GraphMachineOutput;
+    },
+  };
+}
+
+/**
+ * The engine graph of a compiled workflow, built from its plain-data graph: a node per graph node
+ * (a fork with its branches and join is one node that compiles itself into a parallel state; a
+ * person's wait is a human node), each labelled edge a route of the node's one conditional group,
+ * the unlabelled edge its transition, and every node able to end the run at once (abort, terminate,
+ * spent fuse). The machine is that graph's XState machine, with the workflow's input and output.
+ */
+export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
+  const { graph, runtime } = compiled;
+  const absorbed = new Set<string>();
+  const nodeDefs = new Map<string, GraphNode>();
+  const joinOf = new Map<string, string>();
+  for (const node of graph.nodes) {
+    const rt = runtime.get(node.id);
+    if (rt?.type === 'fork') {
+      rt.branches.forEach((b) => absorbed.add(b));
+      absorbed.add(rt.join);
+      joinOf.set(node.id, rt.join);
+    } else if (rt?.type === 'fan-out') {
+      absorbed.add(rt.template);
+      absorbed.add(rt.join);
+      joinOf.set(node.id, rt.join);
+    }
+  }
+  for (const node of graph.nodes) {
+    if (absorbed.has(node.id)) continue;
+    const rt = runtime.get(node.id)!;
+    if (rt.type === 'fork') {
+      nodeDefs.set(node.id, forkNode(rt.mode, rt.branches.map((id) => {
+        const branch = runtime.get(id);
+        if (branch?.type !== 'step') throw new WorkflowExecutionError(`workflow "${graph.name}": fork branch "${id}" is not a step`, { code: 'internal' });
+        return { id, step: branch.step };
+      })));
+    } else if (rt.type === 'person') {
+      nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
+    } else if (node.id === graph.finishNode) {
+      nodeDefs.set(node.id, (_ctx, request) => handOn(request.input));
+    } else {
+      nodeDefs.set(node.id, workflowNode(node.id, rt));
+    }
+  }
+  const def: GraphDefinition = {
+    name: graph.name,
+    maxSteps: Number.MAX_SAFE_INTEGER,
+    start: graph.startNode,
+    nodes: nodeDefs,
+    groups: new Map(),
+    transitions: new Map(),
+    state: StateModel.untyped,
+    strictRoutes: true,
+  };
+  for (const id of nodeDefs.keys()) {
+    const from = joinOf.get(id) ?? id;
+    const out = graph.edges.filter((e) => e.from === from);
+    const rt = runtime.get(id)!;
+    // A step's way on: its unconditional edge, or the back-edge that closes a loop or a gate's retry.
+    const isDefault = (e: (typeof out)[number]) => e.condition === 'unconditional' || (e.condition === 'back-edge' && rt.type === 'step');
+    const routeMap: Record<string, string> = { [END_ROUTE]: END };
+    for (const e of out) if (!isDefault(e)) routeMap[e.label ?? e.condition] = e.to;
+    def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : routeOf, routeMap }]);
+    const next = out.find(isDefault);
+    def.transitions.set(id, [{ to: id === graph.finishNode ? END : (next?.to ?? END), condition: null }]);
+  }
+  const spec = { ...buildGraphSpec(def), io: machineIo(compiled) };
+  return compileMachine(spec);
+}

@@ -1,0 +1,107 @@
+import { serializeError } from '../errors/SwitchboardError.js';
+import type { AgentResult, NodeFunction } from '../graph/AgentNode.js';
+import { AgentContext } from './AgentContext.js';
+import type { NodeRuntime } from './compileWorkflow.js';
+import { contextFromState, executeStep, matchesError, writeBack } from './executeStep.js';
+import { decide } from './decide.js';
+import { gateNode } from './gateNode.js';
+import { outputKeyOf } from './Steps.js';
+import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
+import { DEFAULT_LOOP_FUSE, END_ROUTE, WORKFLOW_KEYS, loopKey, type EarlyEnd } from './workflowKeys.js';
+import { runFanOut } from './runFanOut.js';
+
+/** A result that hands `value` on (and, for text, shows it as the output text). */
+export function handOn(value: unknown, route?: string): AgentResult {
+  const result: AgentResult = { handoff: value === undefined ? null : value };
+  if (typeof value === 'string') result.outputText = value;
+  if (route !== undefined) result.rawResponse = { route };
+  return result;
+}
+
+const early = (value: unknown, end: EarlyEnd['end'], message?: string): AgentResult => ({
+  handoff: value === undefined ? null : value,
+  rawResponse: message === undefined ? { route: END_ROUTE, end } : { route: END_ROUTE, end, message },
+});
+
+/** The step node: runs the step, writes its context changes, and turns aborts and handled errors into routes. */
+function stepNode(rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
+  return async (wctx, request) => {
+    const before = contextFromState(wctx.state);
+    try {
+      const { output, context } = await executeStep(rt.step, before, request.input);
+      const after = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output).build() : context;
+      writeBack(wctx, before, after);
+      return handOn(output);
+    } catch (error) {
+      if (error instanceof WorkflowAbort) return early(error.result, 'aborted');
+      if (error instanceof WorkflowTermination) return early(error.message, error.status, error.message);
+      const index = rt.handlers.findIndex((h) => matchesError(h.match, error));
+      if (index < 0) throw error;
+      wctx.put(WORKFLOW_KEYS.error, { step: rt.step.name, ...serializeError(error) });
+      return handOn(request.input, String(index));
+    }
+  };
+}
+
+/** Starts a loop: its pass count (and `ITERATION_COUNT`) at 0, or at 1 for a do-while whose body runs now. */
+function loopEntry(rt: Extract<NodeRuntime, { type: 'loop-entry' }>): NodeFunction {
+  return (wctx, request) => {
+    const first = rt.mode === 'do' ? 1 : 0;
+    wctx.put(loopKey(rt.loop), first);
+    wctx.put(AgentContext.ITERATION_COUNT.name, first);
+    if (first === 1) {
+      const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
+      if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(request.input, 'max-steps');
+      wctx.put(WORKFLOW_KEYS.loopPasses, passes);
+    }
+    return handOn(request.input);
+  };
+}
+
+const countPass = (value: unknown): number => (typeof value === 'number' ? value : 0) + 1;
+const maxIterations = (value: unknown): number => (typeof value === 'number' ? value : DEFAULT_LOOP_FUSE);
+
+/** Checks a loop's predicate: exit when it holds; else count a pass (the fuse first) and go round. */
+function loopCheck(rt: Extract<NodeRuntime, { type: 'loop-check' }>): NodeFunction {
+  return async (wctx, request) => {
+    const ctx = contextFromState(wctx.state);
+    if (await rt.predicate(ctx, request.input)) return handOn(request.input, 'loop-exit');
+    const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
+    if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(request.input, 'max-steps');
+    const count = (ctx.get(loopKey(rt.loop)) as number | undefined ?? 0) + 1;
+    wctx.put(WORKFLOW_KEYS.loopPasses, passes);
+    wctx.put(loopKey(rt.loop), count);
+    wctx.put(AgentContext.ITERATION_COUNT.name, count);
+    return handOn(request.input, rt.mode === 'while' ? 'loop-continue' : 'back-edge');
+  };
+}
+
+/** The graph node function for a node's runtime (fork nodes compile themselves; see forkNode). */
+export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
+  switch (rt.type) {
+    case 'step':
+      return stepNode(rt);
+    case 'gateway':
+      return async (wctx, request) => handOn(request.input, String(Boolean(await rt.predicate(contextFromState(wctx.state), request.input))));
+    case 'loop-entry':
+      return loopEntry(rt);
+    case 'loop-check':
+      return loopCheck(rt);
+    case 'decision':
+      return async (wctx, request) => handOn(request.input, await decide(rt, contextFromState(wctx.state), request.input, wctx.signal));
+    case 'fan-out':
+      return async (wctx, request) => {
+        const before = contextFromState(wctx.state);
+        const { outputs, context } = await runFanOut(rt, before, request.input);
+        writeBack(wctx, before, context);
+        return handOn(outputs);
+      };
+    case 'gate':
+      return gateNode(nodeId, rt);
+    case 'loop-exit':
+    case 'join':
+    case 'fork':
+    case 'person':
+      return (_wctx, request) => handOn(request.input);
+  }
+}
