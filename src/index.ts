@@ -64,6 +64,14 @@ export { PersonReply } from './workflow/personRouter.js';
 export { DECISION_AGENT } from './workflow/decide.js';
 /** The workflow engine's own context keys and the default loop fuse. */
 export { WORKFLOW_KEYS, DEFAULT_LOOP_FUSE } from './workflow/workflowKeys.js';
+/** Gates that decide from a jury's mean score: one threshold, or high/low tiers. */
+export { JudgeGate, TieredGate } from './workflow/JudgeGate.js';
+/** A gate where a person decides, with a stored deadline and an injectable clock. */
+export { HumanGate, type HumanGateOptions } from './workflow/HumanGate.js';
+/** Judges, juries and what a jury finds (inconclusive judges are left out of the mean). */
+export { convene, type Judge, type JudgeScore, type Jury, type JuryFinding } from './workflow/jury.js';
+/** Model-backed steps and judges: one chat call, an Agent as a step, a rubric-scoring judge. */
+export { chatStep, agentStep, llmJudge } from './workflow/modelSteps.js';
 /** The id that ends a graph. */
 export { END } from './graph/END.js';
 /** Serializes a persisted snapshot, naming the key that is not JSON. */

@@ -42,7 +42,8 @@ export const Steps = {
   },
 
   /** The output an earlier step recorded in this run (its last one, in a loop); fails the step if it has not run. */
-  outputOf<O = unknown>(stepName: string): Step<unknown, O> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  outputOf<O = unknown>(stepName: string): Step<any, O> {
     checkStepName(stepName, 'Steps.outputOf()');
     const made = step<unknown, O>(`output-of-${stepName}`, (ctx) => {
       if (!ctx.has(outputKeyOf(stepName))) {
@@ -57,7 +58,8 @@ export const Steps = {
   },
 
   /** Ends the run here with `status` (default `completed`) and `message` as its output. */
-  terminate(status: TerminateStatus = 'completed', message = ''): Step<unknown, never> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  terminate(status: TerminateStatus = 'completed', message = ''): Step<any, never> {
     if (status !== 'completed' && status !== 'aborted' && status !== 'failed') {
       throw new GraphDefinitionError(`Steps.terminate("${String(status)}"): status must be 'completed', 'aborted' or 'failed'`);
     }

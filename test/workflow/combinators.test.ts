@@ -153,7 +153,7 @@ describe('Workflow combinators', () => {
   it('onError recovers by error class and by code with the failed step input', async () => {
     class RateLimit extends Error {}
     const wf = Workflow.define<string>('recover')
-      .step(step('call', (_c, s: string) => {
+      .step(step('call', (_c, s: string): string => {
         if (s === 'rate') throw new RateLimit('slow down');
         if (s === 'coded') throw Object.assign(new Error('nope'), { code: 'E_NOPE' });
         throw new Error('other');
