@@ -139,6 +139,7 @@ export class Coordinator {
     const specialists = this.specialists;
     return {
       name: 'coordinator',
+      parts: Object.entries(specialists).map(([kind, graph]) => ({ name: kind, graph: graph.name })),
       [COMPILE_NODE]: (scope: NodeCompileScope) => dispatchState(config, scope),
       waitingChild(snapshot: unknown, nodeId: string) {
         // The join is the dispatch state's child under the node's id; it names the task it asked about.

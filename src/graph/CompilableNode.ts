@@ -30,12 +30,25 @@ export interface CompiledNodeState {
   guards?: Record<string, unknown>;
 }
 
+/** A child graph a node runs (a coordinator's specialist): its name in the node and its graph's name. */
+export interface NodePart {
+  /** What the node calls it (a coordinator's task kind). */
+  name: string;
+  /** The child graph's name. */
+  graph: string;
+}
+
 /**
  * A node that compiles itself into XState instead of being invoked as a promise actor — for
  * example a coordinator that runs specialist machines as parallel child actors.
  */
 export interface CompilableNode extends AgentNode {
   [COMPILE_NODE](scope: NodeCompileScope): CompiledNodeState;
+  /**
+   * The child graphs the node runs in parallel, for drawings and exports: a node with parts is a
+   * coordinator (its parts are its specialists).
+   */
+  readonly parts?: readonly NodePart[];
   /**
    * For a node whose run waits because a child run waits (a coordinator's specialist): that
    * child's machine and persisted snapshot, read from the parent's persisted `snapshot` while it

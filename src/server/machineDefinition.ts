@@ -1,4 +1,5 @@
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
+import { isCompilableNode, type NodePart } from '../graph/CompilableNode.js';
 import { END } from '../graph/END.js';
 
 /** A state of a compiled graph machine, as the workbench draws it. */
@@ -7,12 +8,17 @@ export interface MachineStateInfo {
   key: string;
   /** The graph node id; null for final states. */
   nodeId: string | null;
-  /** `node` invokes an actor, `human` waits for a reply (sub-states `waiting` and `routing`), `final` ends the run. */
-  kind: 'node' | 'human' | 'final';
+  /**
+   * `node` invokes an actor, `human` waits for a reply (sub-states `waiting` and `routing`),
+   * `coordinator` runs its specialist graphs in parallel and joins them, `final` ends the run.
+   */
+  kind: 'node' | 'human' | 'coordinator' | 'final';
   /** The invoked actor's id and source (nodes only). */
   actor?: string;
-  /** Sub-state keys (human nodes). */
+  /** Sub-state keys (human nodes and coordinators). */
   states?: string[];
+  /** A coordinator's specialists (task kind and graph name): they run in parallel inside it. */
+  parts?: NodePart[];
 }
 
 /** Why a hop is taken: a routing outcome, the fuse, a routing failure, a node failure. */
@@ -29,7 +35,7 @@ export interface MachineHop {
   kind: MachineHopKind;
   /** The XState guard with its params (`routedTo` carries `{ entry, kind, index, to, keys? }`); null when unguarded. */
   guard: { type: string; params?: Record<string, unknown> } | null;
-  /** `done` (the node actor finished), `reply` (a human node's routing step) or `error` (the actor threw). */
+  /** `done` (the node actor, or a coordinator's join, finished), `reply` (a human node's routing step) or `error` (the actor threw). */
   on: 'done' | 'reply' | 'error';
   /** 0-based position among the node's hops. */
   priority: number;
@@ -93,7 +99,7 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
   const humanNodes: string[] = [];
   const idOf = new Map<string, string>();
   for (const [key, state] of Object.entries(config.states)) {
-    const entry = state.invoke !== undefined ? state.entry : state.states?.waiting?.entry;
+    const entry = state.entry ?? state.states?.waiting?.entry;
     const nodeId = entry?.find((a) => a.type === 'enterNode')?.params?.nodeId;
     if (typeof nodeId === 'string') idOf.set(key, nodeId);
   }
@@ -121,6 +127,10 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
         const t = state.invoke.onError;
         hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority: state.invoke.onDone?.length ?? 0, reachable: true });
       }
+    } else if (isCompilableNode(spec.byKey.get(key)?.node)) {
+      const node = spec.byKey.get(key)!.node as { parts?: readonly NodePart[] };
+      states.push({ key, nodeId, kind: 'coordinator', states: Object.keys(state.states ?? {}), parts: (node.parts ?? []).map((p) => ({ ...p })) });
+      addHops(nodeId, key, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'done');
     } else {
       humanNodes.push(nodeId);
       states.push({ key, nodeId, kind: 'human', states: Object.keys(state.states ?? {}) });

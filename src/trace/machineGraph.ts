@@ -1,5 +1,6 @@
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import type { CompiledNode, GraphSpec } from '../graph/GraphSpec.js';
+import { isCompilableNode, type NodePart } from '../graph/CompilableNode.js';
 import { isHumanNode } from '../graph/humanNode.js';
 import { FINAL_STATES } from '../graph/stateKey.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
@@ -32,13 +33,18 @@ export interface MachineEdge {
   conditional?: boolean;
 }
 
-/** A node of a compiled graph: its id, its XState state key, and whether it waits for a human. */
+/**
+ * A node of a compiled graph: its id, its XState state key, and its kind: `node` (invokes its actor),
+ * `human` (waits for a reply) or `coordinator` (runs its specialist graphs in parallel and joins them).
+ */
 export interface MachineNode {
   id: string;
   key: string;
-  kind: 'node' | 'human';
-  /** The node actor's name (`src`); null for human nodes, which have none. */
+  kind: 'node' | 'human' | 'coordinator';
+  /** The node actor's name (`src`; a coordinator's join actor); null for human nodes, which have none. */
   actor: string | null;
+  /** A coordinator's specialists (task kind and graph name), which run in parallel inside it. */
+  parts?: NodePart[];
 }
 
 /** The shape of a compiled graph: nodes and the hops between them, read from its machine. */
@@ -55,7 +61,17 @@ export interface MachineGraph {
 }
 
 type Hop = { guard?: MachineEdge['guard']; target?: string };
-type StateConfig = { invoke?: { src: string; onDone?: Hop[]; onError?: Hop }; states?: { routing?: { always?: Hop[] } } };
+type StateConfig = { invoke?: { src: string; onDone?: Hop[]; onError?: Hop }; always?: Hop[]; states?: Record<string, StateConfig | undefined> };
+
+/** The actor a state (or one of its sub-states) invokes: a coordinator invokes its join in a sub-state. */
+function invokedActor(state: StateConfig): string | null {
+  if (state.invoke !== undefined) return state.invoke.src;
+  for (const inner of Object.values(state.states ?? {})) {
+    const found = inner === undefined ? null : invokedActor(inner);
+    if (found !== null) return found;
+  }
+  return null;
+}
 
 /** The machine of a workflow, or the machine itself. */
 export function machineOf(graph: RunnableGraph | GraphMachine): GraphMachine {
@@ -69,7 +85,8 @@ function nodeEdges(spec: GraphSpec, node: CompiledNode, state: StateConfig, root
     const to = spec.byKey.get(key);
     return { to: to?.id ?? key, toKey: key, toFinal: to === undefined };
   };
-  const hops = isHumanNode(node.node) ? (state.states?.routing?.always ?? []) : (state.invoke?.onDone ?? []);
+  // Human nodes and nodes that compile themselves (a coordinator) route from their `routing` sub-state.
+  const hops = state.invoke?.onDone ?? state.states?.routing?.always ?? [];
   const unconditional = node.transitions.some((t) => t.condition === null);
   const edges: MachineEdge[] = [];
   for (const hop of hops) {
@@ -110,8 +127,10 @@ export function machineGraph(graph: RunnableGraph | GraphMachine): MachineGraph 
   const edges: MachineEdge[] = [];
   for (const node of spec.nodes) {
     const state = config.states[node.key] ?? {};
-    const human = isHumanNode(node.node);
-    nodes.push({ id: node.id, key: node.key, kind: human ? 'human' : 'node', actor: human ? null : (state.invoke?.src ?? node.key) });
+    if (isHumanNode(node.node)) nodes.push({ id: node.id, key: node.key, kind: 'human', actor: null });
+    else if (isCompilableNode(node.node)) {
+      nodes.push({ id: node.id, key: node.key, kind: 'coordinator', actor: invokedActor(state), parts: (node.node.parts ?? []).map((p) => ({ ...p })) });
+    } else nodes.push({ id: node.id, key: node.key, kind: 'node', actor: invokedActor(state) ?? node.key });
     edges.push(...nodeEdges(spec, node, state, root));
   }
   return {

@@ -44,7 +44,8 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number): string {
 
 /**
  * A graph's compiled machine as a Mermaid `stateDiagram-v2`: one state per node (human nodes as
- * composite states that wait for `human.reply`), conditional edges labelled by their route keys,
+ * composite states that wait for `human.reply`; a coordinator as a composite state with one
+ * concurrent region per specialist), conditional edges labelled by their route keys,
  * transitions labelled `transition N` (`(if)` when they have a condition), the end when nothing
  * matches, and the fuse and failure hops to the final states.
  *
@@ -71,6 +72,17 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
     lines.push(`  state "${label(node.id)}" as ${id}`);
     if (node.kind === 'human') {
       lines.push(`  state ${id} {`, `    [*] --> ${id}_waiting`, `    ${id}_waiting --> ${id}_routing : human.reply`, '  }');
+    }
+    if (node.kind === 'coordinator' && (node.parts ?? []).length > 0) {
+      // The specialists run at once: one concurrent region each (`--` separates regions).
+      const regions = (node.parts ?? []).map((part) => {
+        let inner = `${id}_${part.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+        while (used.has(inner)) inner = `${inner}_`;
+        used.add(inner);
+        const text = part.graph === part.name ? part.name : `${part.name} (${part.graph})`;
+        return [`    state "${label(text)}" as ${inner}`, `    [*] --> ${inner}`, `    ${inner} --> [*]`];
+      });
+      lines.push(`  state ${id} {`, ...regions.flatMap((region, i) => (i === 0 ? region : ['    --', ...region])), '  }');
     }
   }
   const start = shape.nodes.find((n) => n.id === shape.start);

@@ -23,6 +23,22 @@ describe('switchboard export', () => {
     expect(mermaid.stdout).toContain('n_draft --> n_approve : transition 0');
   }, 60_000);
 
+  it("keeps the customer-service coordinator (`specialist`) with its specialists and its exit to multi_review", () => {
+    const json = cli('export', 'customer-service');
+    expect(json.status, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout) as { nodes: Array<{ id: string; kind: string; parts?: Array<{ name: string }> }>; edges: Array<{ from: string; to: string; kind: string }> };
+    const coordinator = parsed.nodes.find((n) => n.id === 'specialist');
+    expect(coordinator?.kind).toBe('coordinator');
+    expect(coordinator?.parts?.map((p) => p.name).sort()).toEqual(['rag', 'report', 'tool']);
+    expect(parsed.edges.filter((e) => e.from === 'specialist' && e.kind === 'transition').map((e) => e.to)).toEqual(['multi_review']);
+
+    const mermaid = cli('export', 'customer-service', '--format', 'mermaid');
+    expect(mermaid.status, mermaid.stderr).toBe(0);
+    expect(mermaid.stdout).toMatch(/^ {2}n_multi_plan --> n_specialist : /m);
+    expect(mermaid.stdout).toMatch(/^ {2}n_specialist --> n_multi_review : /m);
+    expect(mermaid.stdout).toContain('  state n_specialist {\n');
+  }, 60_000);
+
   it('exports any graph of the --graphs module and writes to a file', () => {
     const out = join(dir, 'support.mmd');
     const written = cli(...fixture, 'export', 'support', '--format', 'mermaid', '--out', out);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FUNCTION_MARKER, SequentialWorkflow, StateGraph, machineGraph, machineToJson, machineToMermaid, type MachineEdge } from '../../src/index.js';
-import { supportGraph } from '../fixtures/traceGraphs.js';
+import { FUNCTION_MARKER, SequentialWorkflow, StateGraph, machineDefinition, machineGraph, machineToJson, machineToMermaid, type MachineEdge } from '../../src/index.js';
+import { coordinatedGraph, supportGraph } from '../fixtures/traceGraphs.js';
 
 const brief = (e: MachineEdge) => `${e.from}>${e.to}:${e.kind}${e.keys ? `[${e.keys.join(',')}]` : ''}${e.index === undefined ? '' : `#${e.index}`}`;
 
@@ -43,6 +43,22 @@ describe('machineGraph', () => {
     ]);
   });
 
+  it('shows a coordinator as a node with its specialists and its exit', () => {
+    const shape = machineGraph(coordinatedGraph());
+    expect(shape.nodes.find((n) => n.id === 'dispatch')).toEqual({
+      id: 'dispatch',
+      key: 'dispatch',
+      kind: 'coordinator',
+      actor: 'dispatch::join',
+      parts: [
+        { name: 'faq', graph: 'faq' },
+        { name: 'orders', graph: 'order-desk' },
+      ],
+    });
+    expect(shape.edges.filter((e) => e.from === 'dispatch').map(brief)).toEqual(['dispatch>maxSteps:fuse', 'dispatch>failed:route-failed', 'dispatch>review:transition#0']);
+    expect(shape.edges.filter((e) => e.to === 'dispatch').map(brief)).toEqual(['plan>dispatch:transition#0']);
+  });
+
   it('keeps repeated ids of a sequential workflow apart by state key', () => {
     const step = { name: 'echo', execute: () => 'x' };
     const shape = machineGraph(new SequentialWorkflow({ name: 'seq' }).addNode(step).addNode(step));
@@ -79,7 +95,38 @@ describe('machineToJson', () => {
   });
 });
 
+describe('machineDefinition', () => {
+  it('names the coordinator by its node id, lists its specialists and keeps its exit', () => {
+    const def = machineDefinition(coordinatedGraph().toMachine());
+    expect(def.states.find((s) => s.key === 'dispatch')).toMatchObject({ nodeId: 'dispatch', kind: 'coordinator', parts: [{ name: 'faq' }, { name: 'orders', graph: 'order-desk' }] });
+    expect(def.states.filter((s) => s.kind === 'final').map((s) => s.key)).toEqual(['completed', 'maxSteps', 'failed', 'cancelled']);
+    const exits = def.hops.filter((h) => h.from === 'dispatch');
+    expect(exits.map((h) => `${h.kind}>${h.to}`)).toEqual(['fuse>maxSteps', 'route-failed>failed', 'transition>review', 'end>__end__']);
+    expect(exits.find((h) => h.to === 'review')).toMatchObject({ on: 'done', reachable: true });
+    expect(def.hops.some((h) => h.from === 'plan' && h.to === 'dispatch')).toBe(true);
+  });
+});
+
 describe('machineToMermaid', () => {
+  it('draws a coordinator as a composite state with one concurrent region per specialist, with its exit', () => {
+    const lines = machineToMermaid(coordinatedGraph()).trimEnd().split('\n');
+    const start = lines.indexOf('  state n_dispatch {');
+    expect(start).toBeGreaterThan(-1);
+    expect(lines.slice(start, start + 9)).toEqual([
+      '  state n_dispatch {',
+      '    state "faq" as n_dispatch_faq',
+      '    [*] --> n_dispatch_faq',
+      '    n_dispatch_faq --> [*]',
+      '    --',
+      '    state "orders (order-desk)" as n_dispatch_orders',
+      '    [*] --> n_dispatch_orders',
+      '    n_dispatch_orders --> [*]',
+      '  }',
+    ]);
+    expect(lines).toContain('  n_plan --> n_dispatch : transition 0');
+    expect(lines).toContain('  n_dispatch --> n_review : transition 0');
+  });
+
   it('draws a stateDiagram-v2 with route keys on conditional edges and labelled transitions', () => {
     const text = machineToMermaid(supportGraph());
     const lines = text.trimEnd().split('\n');

@@ -13,9 +13,9 @@ function el(name, attrs = {}, text) {
   return node;
 }
 
-/** The nodes and edges to draw: every node, END, and one edge per (from, to) with its route labels. */
+/** The nodes and edges to draw: every node (a coordinator with its specialists), END, and one edge per (from, to) with its route labels. */
 export function drawable(def) {
-  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind }));
+  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind, parts: s.parts ?? [] }));
   const edges = new Map();
   for (const hop of def.hops) {
     if (!ROUTE_KINDS.has(hop.kind) || hop.reachable === false) continue;
@@ -27,8 +27,41 @@ export function drawable(def) {
     edge.hops.push(hop);
     edges.set(key, edge);
   }
-  if ([...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end' });
+  if ([...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end', parts: [] });
   return { nodes, edges: [...edges.values()] };
+}
+
+/** The size of one specialist box inside a coordinator, and the space around it. */
+const PART = { height: 24, gap: 8, pad: 10, top: 30 };
+
+const partWidth = (name) => Math.max(48, name.length * 7 + 18);
+
+/** Where a coordinator's specialists sit inside it: side by side, in rows no wider than the node. */
+function partBoxes(n, width) {
+  const boxes = [];
+  let x = PART.pad;
+  let y = PART.top;
+  for (const part of n.parts) {
+    const w = partWidth(part.name);
+    if (x > PART.pad && x + w > width - PART.pad) {
+      x = PART.pad;
+      y += PART.height + PART.gap;
+    }
+    boxes.push({ ...part, x, y, width: w });
+    x += w + PART.gap;
+  }
+  return boxes;
+}
+
+/** A node's box: a coordinator is wide and tall enough for its specialists (at most three a row). */
+function nodeSize(n) {
+  const plain = Math.max(96, n.id.length * 8 + 36);
+  if (n.kind !== 'coordinator' || n.parts.length === 0) return { width: plain, height: 38 };
+  const perRow = Math.min(3, n.parts.length);
+  const widest = Math.max(...n.parts.map((p) => partWidth(p.name)));
+  const width = Math.max(plain, PART.pad * 2 + perRow * widest + (perRow - 1) * PART.gap);
+  const rows = partBoxes(n, width).reduce((most, b) => Math.max(most, b.y), PART.top);
+  return { width, height: rows + PART.height + PART.pad };
 }
 
 /**
@@ -40,7 +73,7 @@ export function renderGraph(container, def, onSelect) {
   const g = new dagre.graphlib.Graph({ multigraph: false });
   g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 46, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, { width: Math.max(96, n.id.length * 8 + 36), height: 38 });
+  for (const n of nodes) g.setNode(n.id, nodeSize(n));
   for (const e of edges) {
     const label = e.labels.join(' | ');
     g.setEdge(e.from, e.to, label ? { label, width: label.length * 6.5, height: 14 } : {});
@@ -73,19 +106,31 @@ export function renderGraph(container, def, onSelect) {
     const box = g.node(n.id);
     const group = el('g', { class: `node ${n.kind}`, 'data-node-id': n.id, 'data-visits': 0, tabindex: 0, transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})` });
     group.append(el('rect', { width: box.width, height: box.height, rx: n.kind === 'end' ? 19 : 6 }));
-    group.append(el('text', { x: box.width / 2, y: box.height / 2 + 4, 'text-anchor': 'middle' }, n.id === END ? 'END' : n.id));
+    group.append(el('text', { x: box.width / 2, y: n.kind === 'coordinator' ? 22 : box.height / 2 + 4, 'text-anchor': 'middle', class: 'node-label' }, n.id === END ? 'END' : n.id));
     const badge = el('text', { x: box.width - 4, y: 11, 'text-anchor': 'end', class: 'badge-count' }, '');
     group.append(badge);
     if (n.kind === 'human') group.append(el('text', { x: 6, y: 11, class: 'human-mark' }, 'human'));
+    const parts = new Map();
+    if (n.kind === 'coordinator') {
+      group.append(el('text', { x: 6, y: 11, class: 'coordinator-mark' }, 'parallel'));
+      for (const part of partBoxes(n, box.width)) {
+        const chip = el('g', { class: 'part', 'data-part': part.name, transform: `translate(${part.x},${part.y})` });
+        chip.append(el('rect', { width: part.width, height: PART.height, rx: 4 }));
+        chip.append(el('text', { x: part.width / 2, y: PART.height / 2 + 4, 'text-anchor': 'middle' }, part.name));
+        chip.append(el('title', {}, `specialist ${part.name}${part.graph === part.name ? '' : ` (graph ${part.graph})`}: runs in parallel with the others`));
+        group.append(chip);
+        parts.set(part.name, chip);
+      }
+    }
     group.addEventListener('click', () => n.id !== END && onSelect(n.id));
     group.addEventListener('keydown', (ev) => ev.key === 'Enter' && n.id !== END && onSelect(n.id));
     svg.append(group);
-    nodeEls.set(n.id, { group, badge });
+    nodeEls.set(n.id, { group, badge, parts });
   }
   container.replaceChildren(svg);
 
   return function update(view, selected) {
-    for (const [id, { group, badge }] of nodeEls) {
+    for (const [id, { group, badge, parts }] of nodeEls) {
       const visits = id === END ? (view.status === 'completed' ? 1 : 0) : (view.visits.get(id) ?? 0);
       group.setAttribute('data-visits', String(visits));
       group.classList.toggle('visited', visits > 0);
@@ -93,6 +138,12 @@ export function renderGraph(container, def, onSelect) {
       group.classList.toggle('waiting', view.waiting?.nodeId === id);
       group.classList.toggle('selected', selected === id);
       badge.textContent = visits > 1 ? `×${visits}` : '';
+      for (const [name, chip] of parts) {
+        // A specialist's events run under the trace path `root/<kind>[n]`.
+        const mine = (path) => path.startsWith(`root/${name}[`);
+        chip.classList.toggle('visited', [...view.lanes.keys()].some(mine));
+        chip.classList.toggle('active', [...view.active].some((key) => mine(key.split('|')[0])));
+      }
     }
     for (const [key, group] of edgeEls) {
       const times = view.traversed.get(key) ?? 0;
