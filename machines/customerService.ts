@@ -23,6 +23,7 @@ import { multiReviewNode } from './customerService/multiReviewNode.js';
 import { reviewNode } from './customerService/reviewNode.js';
 import { splitTasks } from './customerService/splitTasks.js';
 import { CUSTOMER_REPLY_KEY, askOrderReason, orderReplyNode, orderReplyRouter } from './customerService/orderReplyNode.js';
+import { defaultUnderstanding } from './customerService/understanding/defaultUnderstanding.js';
 
 /** Options for {@link customerService}. */
 export interface CustomerServiceOptions {
@@ -59,10 +60,13 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
   const model = options.model ?? createModelFromEnv();
   const clockOption = options.clock === undefined ? {} : { clock: options.clock };
   const tools = options.tools ?? Object.values(createOrderTools(clockOption));
+  // Offline, whether an order question is about money back is read by the learned understanding,
+  // so "send them back" or "what do I get" estimate a refund as "refund" does.
+  const asksForRefund = (question: string) => defaultUnderstanding().orderIntent(question) === 'refund';
   const coordinator = new Coordinator({
     specialists: {
       rag: policyGraph({ model }),
-      tool: ordersGraph({ model, tools, ...clockOption }),
+      tool: ordersGraph({ model, tools, asksForRefund, ...clockOption }),
       report: reportGraph({ model, ...clockOption }),
     },
     maxTasks: 4,
@@ -83,7 +87,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addNode('retrieve', retrieveNode())
     .addNode('requery', requeryNode())
     .addNode('report_mcp', reportMcpNode({ model, ...clockOption }))
-    .addNode('tool_plan', toolPlanNode({ model, tools, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }))
+    .addNode('tool_plan', toolPlanNode({ model, tools, asksForRefund, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }))
     .addNode('tool_execute', toolExecuteNode({ tools, ...clockOption }))
     .addNode('ask_order', humanNode({ reason: askOrderReason, replyKey: CUSTOMER_REPLY_KEY }))
     .addNode('order_reply', orderReplyNode())

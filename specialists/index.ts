@@ -36,7 +36,7 @@ export {
   callSignature,
 } from './orders/ToolLoopState.js';
 export { checkToolCall, ordersToolGate, type ToolGate, type CheckedToolCall } from './orders/checkToolCall.js';
-export { planOrderStep, findOrderId, ASK_FOR_ORDER, type OrderStep } from './orders/planOrderStep.js';
+export { planOrderStep, findOrderId, asksForRefundByKeywords, ASK_FOR_ORDER, type OrderStep, type RefundQuestion } from './orders/planOrderStep.js';
 export {
   toolPlanNode,
   toolPlanRouter,

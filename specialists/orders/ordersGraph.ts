@@ -1,5 +1,6 @@
 import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient, type Tool } from 'switchboard';
 import { createOrderTools } from './createOrderTools.js';
+import type { RefundQuestion } from './planOrderStep.js';
 import { toolExecuteNode } from './toolExecuteNode.js';
 import { toolPlanNode, toolPlanRouter } from './toolPlanNode.js';
 
@@ -15,6 +16,8 @@ export interface OrdersGraphOptions {
   timeoutMs?: number;
   /** The tools it may call (default: `createOrderTools`, with `clock`). */
   tools?: readonly Tool[];
+  /** Offline: whether a question asks about money back (default: keywords); see `toolPlanNode`. */
+  asksForRefund?: RefundQuestion;
 }
 
 /**
@@ -30,7 +33,15 @@ export function ordersGraph(options: OrdersGraphOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
   const tools = options.tools ?? Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
   return new StateGraph({ name: 'tool', maxSteps: 64 })
-    .addNode('tool_plan', toolPlanNode({ model, tools, ...(options.budget === undefined ? {} : { budget: options.budget }) }))
+    .addNode(
+      'tool_plan',
+      toolPlanNode({
+        model,
+        tools,
+        ...(options.budget === undefined ? {} : { budget: options.budget }),
+        ...(options.asksForRefund === undefined ? {} : { asksForRefund: options.asksForRefund }),
+      }),
+    )
     .addNode('tool_execute', toolExecuteNode({ tools, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }))
     .start('tool_plan')
     .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: END, ask: END, budget_spent: END })

@@ -11,6 +11,16 @@ export type OrderStep =
 /** What the customer writes when asking about money back. */
 const WANTS_REFUND = /\b(refund\w*|return\w*|money back|how much|cancel\w*|reimburse\w*)\b/i;
 
+/**
+ * Whether an order question asks about money back (a refund, return or cancellation) rather than
+ * where the order is. The default reads a few keywords; a graph with a learned reading of the
+ * customer's wording passes its own.
+ */
+export type RefundQuestion = (question: string) => boolean;
+
+/** The keyword reading of {@link RefundQuestion}. */
+export const asksForRefundByKeywords: RefundQuestion = (question) => WANTS_REFUND.test(question);
+
 /** The order number in a message, uppercased, even a malformed one (`SO123`), so the tool can refuse it clearly. */
 export function findOrderId(text: string): string | undefined {
   return /\bSO\d[\w-]*/i.exec(text)?.[0].toUpperCase();
@@ -53,13 +63,18 @@ function nextCall(
  * then `lookup_order`, then — when the customer asks about a refund, return or cancellation —
  * `calculate_refund`, retrying a call that failed retryably (a timeout); finally an answer that
  * states the amount and that it is an estimate. A refused order number ends in an answer that
- * says why.
+ * says why. `asksForRefund` decides whether the question is about money back (default: keywords).
  *
  * @example
  * planOrderStep('Check order SO20261001 and see how much can be refunded.', []);
  * // { kind: 'call', name: 'lookup_order', arguments: { orderId: 'SO20261001' } }
  */
-export function planOrderStep(question: string, observations: readonly ToolObservation[], orderIdHint?: string): OrderStep {
+export function planOrderStep(
+  question: string,
+  observations: readonly ToolObservation[],
+  orderIdHint?: string,
+  asksForRefund: RefundQuestion = asksForRefundByKeywords,
+): OrderStep {
   const orderId = orderIdHint ?? findOrderId(question);
   if (orderId === undefined) return { kind: 'ask', text: ASK_FOR_ORDER };
   const lookup = nextCall('lookup_order', orderId, observations);
@@ -69,7 +84,7 @@ export function planOrderStep(question: string, observations: readonly ToolObser
   }
   const order = Order.safeParse(lookup.done?.ok ? lookup.done.output : undefined);
   if (!order.success) return { kind: 'answer', text: `I could not look up order ${orderId}: ${lookup.error ?? 'the lookup returned no order'}.` };
-  if (!WANTS_REFUND.test(question)) return { kind: 'answer', text: `${describeOrder(order.data)}${failureNote(observations)}` };
+  if (!asksForRefund(question)) return { kind: 'answer', text: `${describeOrder(order.data)}${failureNote(observations)}` };
   const refund = nextCall('calculate_refund', orderId, observations);
   if (refund.call) return { kind: 'call', name: 'calculate_refund', arguments: { orderId } };
   const estimate = RefundEstimate.safeParse(refund.done?.ok ? refund.done.output : undefined);

@@ -1,7 +1,7 @@
 import { Agent, AgentRunError, GraphDefinitionError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard';
 import { z } from 'zod';
 import { createOrderTools } from './createOrderTools.js';
-import { findOrderId, planOrderStep } from './planOrderStep.js';
+import { findOrderId, planOrderStep, type RefundQuestion } from './planOrderStep.js';
 import { ToolPlan, toolObservationsOf, toolRoundsOf, type PlannedToolCall, type ToolObservation } from './ToolLoopState.js';
 import { requestHandoff } from '../shared/Handoff.js';
 import { questionOf } from '../shared/questionOf.js';
@@ -16,6 +16,8 @@ export interface ToolPlanNodeOptions {
   clock?: Clock;
   /** Most tool rounds per run (default 4); `state.toolBudget` overrides it. */
   budget?: number;
+  /** Offline: whether a question asks about money back, so a refund is estimated (default: keywords). */
+  asksForRefund?: RefundQuestion;
 }
 
 /** The order planner's system prompt. */
@@ -75,7 +77,8 @@ export function toolPlanNode(options: ToolPlanNodeOptions = {}): AgentNode {
     const rounds = toolRoundsOf(ctx);
     const budget = z.number().int().nonnegative().safeParse(ctx.get('toolBudget')).data ?? options.budget ?? DEFAULT_TOOL_BUDGET;
     const hint = z.string().min(1).safeParse(ctx.get('orderId')).data;
-    const step = planOrderStep(question, observations, hint);
+    // The offline rule is worked out only when the offline model asks for it.
+    const step = () => planOrderStep(question, observations, hint, options.asksForRefund);
     const agent = new Agent({
       name: 'orders',
       instructions: ORDERS_PLANNER_INSTRUCTIONS,
@@ -86,7 +89,10 @@ export function toolPlanNode(options: ToolPlanNodeOptions = {}): AgentNode {
         const seen = turn.workflow === undefined ? [] : toolObservationsOf(turn.workflow);
         return seen.some((o) => o.ok && o.name === 'lookup_order') ? names : names.filter((n) => n !== 'calculate_refund');
       },
-      offline: () => (step.kind === 'call' ? { toolCalls: [{ name: step.name, arguments: step.arguments }] } : step.text),
+      offline: () => {
+        const next = step();
+        return next.kind === 'call' ? { toolCalls: [{ name: next.name, arguments: next.arguments }] } : next.text;
+      },
     });
     const result = await agent.newSession().run(plannerInput(question, observations, hint, Math.max(0, budget - rounds)), { signal: ctx.signal, workflow: ctx });
     if (result.status === 'cancelled') throw new AgentRunError('the orders planner was cancelled before it decided', { code: 'run_cancelled', agent: 'orders' });

@@ -35,6 +35,37 @@ describe('the offline desk understands ordinary messages (CLI)', () => {
     expect(run('run', 'refund estimate for order no. 20261002 please').outputText).toContain('764.15 CNY');
   }, 180_000);
 
+  it('answers small talk ("yo", "hey there", "thanks a lot", stretched "heyyy") with the friendly reply instead of a person', () => {
+    for (const message of ['yo', 'hey there', 'heyyy', 'thanks a lot']) {
+      const reply = run('run', message);
+      expect(reply, message).toMatchObject({ status: 'completed', path: ['ingest', 'classify', 'draft', 'review', 'finish'] });
+      expect(reply.outputText, message).toContain('sales report');
+    }
+    expect(run('run', 'thanks a lot').outputText).toMatch(/^You're welcome!/);
+  }, 240_000);
+
+  it('estimates the refund however the customer says they want to send an order back, and not for a status question', () => {
+    const asked = [
+      ['Thinking of shipping order SO20261002 back to you - what would I recover?', '764.15 CNY'],
+      ["I'd like to give back #20261005, what's in it for me", '129.00 CNY'],
+      ['can i bring SO20261004 back to the store for my money', '0.00 CNY'],
+    ] as const;
+    for (const [message, amount] of asked) expect(run('run', message).outputText, message).toContain(`Estimated refund: ${amount}`);
+    const status = run('run', 'Is SO20261005 on its way to me?');
+    expect(status.outputText).toContain('delivered 1 day ago');
+    expect(status.outputText).not.toContain('Estimated refund');
+  }, 240_000);
+
+  it('answers for every order a message names, each on its own', () => {
+    const refunds = run('run', 'refund SO20261001 and SO20261002');
+    expect(refunds.path).toContain('multi_plan');
+    expect(refunds.outputText).toMatch(/SO20261001[^\n]*Estimated refund: 599\.00 CNY/);
+    expect(refunds.outputText).toMatch(/SO20261002[^\n]*Estimated refund: 764\.15 CNY/);
+    const status = run('run', "What's the status of order no. 20261003 and #20261005?");
+    expect(status.outputText).toMatch(/SO20261003[^\n]*in transit/);
+    expect(status.outputText).toMatch(/SO20261005[^\n]*delivered 1 day ago/);
+  }, 240_000);
+
   it('asks for the order number, waits, and continues with the answer', () => {
     const asked = run('run', "I'd like my money back for the earbuds I bought");
     expect(asked).toMatchObject({ status: 'waiting', path: ['ingest', 'classify', 'tool_plan', 'ask_order'], waiting: { nodeId: 'ask_order' } });

@@ -22,7 +22,7 @@ export const DATASET_NOW = '2026-10-12T09:00:00Z';
 
 /**
  * One labelled customer message: its route, the entities it names, the specialist tasks it splits
- * into (`multi` only, in message order), the facts the final answer must contain, the customer's
+ * into (`multi` only, in message order; one `tool` task per order when it names several), the facts the final answer must contain, the customer's
  * reply when the desk asks for an order number, and the clock it is read against.
  */
 export const LabelledMessage = z

@@ -2,9 +2,11 @@ import { loadPolicyDocuments } from '../../../specialists/index.js';
 import type { LabelledMessage, MessageEntities, TaskKind } from '../dataset/LabelledMessage.js';
 import type { Route } from '../Classification.js';
 import { extractEntities } from './extractEntities.js';
+import { ORDER_INTENTS, orderIntentOf, type OrderIntent } from './orderIntentOf.js';
 import { SoftmaxClassifier } from './SoftmaxClassifier.js';
 import { SpellingVocabulary } from './SpellingVocabulary.js';
-import { splitClauses } from './splitClauses.js';
+import { splitByOrder } from './splitByOrder.js';
+import { splitClauses, type Clause } from './splitClauses.js';
 import { featuresOf, tokensOf } from './textFeatures.js';
 
 const ROUTES: readonly Route[] = ['rag', 'tool', 'report', 'multi', 'human', 'general'];
@@ -22,7 +24,7 @@ export interface Understanding {
   /** The calibrated probability of the route (for `multi`, of its least certain task). */
   confidence: number;
   entities: MessageEntities;
-  /** For `multi`: two or more tasks, one per specialist kind, in message order. Otherwise empty. */
+  /** For `multi`: two or more tasks, one per specialist kind (one `tool` task per order named), in message order. Otherwise empty. */
   tasks: UnderstoodTask[];
   /** The message-level probability of each route. */
   scores: Record<Route, number>;
@@ -35,9 +37,11 @@ export interface UnderstandingSettings {
   clauseThreshold: number;
   /** Softmax temperature that calibrates the probabilities (default 0.7). */
   temperature: number;
+  /** How much the whole message weighs on how each of its clauses is read (0: not at all; default 1). */
+  contextWeight: number;
 }
 
-const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7 };
+const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7, contextWeight: 1 };
 
 const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[]): L => labels.reduce((a, b) => (scores[a] >= scores[b] ? a : b));
 
@@ -46,9 +50,11 @@ const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[
  * read and normalized (order numbers, report months against a clock, LED fault codes), misspelled
  * words are corrected against the known vocabulary (MiniSearch fuzzy search), and a softmax
  * classifier over stemmed words, word bigrams and character trigrams picks the route. A message is
- * cut into clauses, each classified on its own: two or more specialist kinds make it `multi`, with
- * one task per kind; a message the classifier calls `multi` that cannot be split goes to its
- * strongest single intent.
+ * cut into clauses, each classified on its own (a clause naming no entity in the light of the whole
+ * message): two or more specialist kinds make it `multi`, with one task per kind — and one order
+ * task per order when several orders are named; a message the classifier calls `multi` that cannot
+ * be split goes to its strongest single intent. A second classifier reads whether an order
+ * question is about money back or the order's status.
  *
  * @example
  * const nlu = MessageUnderstanding.train(loadDataset('train'));
@@ -56,18 +62,21 @@ const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[
  */
 export class MessageUnderstanding {
   readonly #model: SoftmaxClassifier<Route>;
+  readonly #intent: SoftmaxClassifier<OrderIntent>;
   readonly #spelling: SpellingVocabulary;
   readonly #settings: UnderstandingSettings;
 
-  private constructor(model: SoftmaxClassifier<Route>, spelling: SpellingVocabulary, settings: UnderstandingSettings) {
+  private constructor(model: SoftmaxClassifier<Route>, intent: SoftmaxClassifier<OrderIntent>, spelling: SpellingVocabulary, settings: UnderstandingSettings) {
     this.#model = model;
+    this.#intent = intent;
     this.#spelling = spelling;
     this.#settings = settings;
   }
 
   /**
    * Learns from labelled messages, plus the knowledge base's sentences as examples of policy
-   * questions (`rag`). Deterministic: the same examples give the same model.
+   * questions (`rag`); the order questions among them also teach what an order question is after
+   * ({@link orderIntentOf}). Deterministic: the same examples give the same model.
    */
   static train(messages: readonly LabelledMessage[], settings: Partial<UnderstandingSettings> = {}): MessageUnderstanding {
     const examples = messages.map((m) => ({ tokens: tokensOf(m.text, extractEntities(m.text, { now: Date.parse(m.now) }).spans), label: m.route }));
@@ -80,9 +89,27 @@ export class MessageUnderstanding {
       [...examples, ...kb].map((e) => ({ features: featuresOf(e.tokens), label: e.label })),
       ROUTES,
     );
+    const intent = SoftmaxClassifier.train(
+      messages.flatMap((m, i) => {
+        const label = orderIntentOf(m);
+        return label === undefined ? [] : [{ features: featuresOf(examples[i]!.tokens), label }];
+      }),
+      ORDER_INTENTS,
+    );
     const merged = { ...DEFAULT_SETTINGS, ...settings };
     model.temperature = merged.temperature;
-    return new MessageUnderstanding(model, spelling, merged);
+    return new MessageUnderstanding(model, intent, spelling, merged);
+  }
+
+  /**
+   * What an order question is after: `refund` when the customer asks about money back (a refund,
+   * a return, a cancellation, in whatever words), else `status`. The order planner computes a
+   * refund estimate only for the first.
+   */
+  orderIntent(text: string, options: { now?: number } = {}): OrderIntent {
+    const { spans } = extractEntities(text, { now: options.now ?? Date.now() });
+    const p = this.#intent.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t))));
+    return p.refund >= p.status ? 'refund' : 'status';
   }
 
   #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {
@@ -111,6 +138,21 @@ export class MessageUnderstanding {
     return { route: single, confidence: Math.min(1, scores[single] + scores.multi), entities, tasks: [], scores };
   }
 
+  /**
+   * A clause that names no entity, read in the context of its message: its own probabilities times the message's
+   * (without `multi`) to the power `contextWeight`, renormalized. A clause that is only a follow-up
+   * ("what do I get", "I changed my mind") leans towards what the whole message asks; a clause
+   * with a subject of its own ("what's the warranty period") keeps it.
+   */
+  #inContext(clause: Record<Route, number>, message: Record<Route, number>): Record<Route, number> {
+    const weight = this.#settings.contextWeight;
+    if (weight === 0) return clause;
+    const single = 1 - message.multi || 1;
+    const product = ROUTES.map((r) => (r === 'multi' ? clause.multi : clause[r] * Math.pow(Math.max(message[r] / single, 1e-6), weight)));
+    const sum = product.reduce((a, b) => a + b, 0) || 1;
+    return Object.fromEntries(ROUTES.map((r, i) => [r, product[i]! / sum])) as Record<Route, number>;
+  }
+
   /** The specialist tasks in a message: clauses grouped by kind, each task carrying the entities its specialist needs. */
   #tasks(
     text: string,
@@ -118,21 +160,42 @@ export class MessageUnderstanding {
     entities: MessageEntities,
     messageScores: Record<Route, number>,
   ): Array<UnderstoodTask & { confidence: number }> {
-    const grouped = new Map<TaskKind, { clauses: string[]; confidence: number }>();
+    const grouped = new Map<TaskKind, { clauses: Clause[]; confidence: number }>();
     const clauses = splitClauses(text, spans);
+    const unplaced: Clause[] = [];
     for (const clause of clauses) {
       // A clause is one request: the weight on "several intents" is spread over the single routes.
-      const all = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
+      // A clause that names an order, a month or a fault code has a subject of its own; only the others are read in context.
+      const own = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
+      const all = clauses.length === 1 || clause.spans.length > 0 ? own : this.#inContext(own, messageScores);
       const rest = 1 - all.multi || 1;
       const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
       const kind = argmax(scores, KINDS);
-      if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) continue;
+      if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) {
+        unplaced.push(clause);
+        continue;
+      }
       const group = grouped.get(kind) ?? { clauses: [], confidence: 0 };
-      group.clauses.push(clause.text.replace(/[.?!,;]+$/, ''));
+      group.clauses.push(clause);
       group.confidence = Math.max(group.confidence, scores[kind]);
       grouped.set(kind, group);
     }
-    return [...grouped].map(([kind, group]) => ({ kind, input: taskInput(kind, group.clauses.join('; '), entities), confidence: group.confidence }));
+    const tasks: Array<UnderstoodTask & { confidence: number }> = [];
+    for (const [kind, group] of grouped) {
+      if (kind === 'tool') {
+        // Several orders in one request: one task per order, so none is answered for silently.
+        // A bare order number the classifier could not place ("…and SO20261002") belongs to it too.
+        const named = [...group.clauses, ...unplaced.filter((c) => c.spans.some((s) => s.kind === 'orderId'))].sort((a, b) => a.start - b.start);
+        const orders = splitByOrder(named);
+        if (orders.length >= 2) {
+          for (const o of orders) tasks.push({ kind, input: taskInput(kind, o.input, { ...entities, orderId: o.orderId }), confidence: group.confidence });
+          continue;
+        }
+      }
+      const joined = group.clauses.map((c) => c.text.replace(/[.?!,;]+$/, '')).join('; ');
+      tasks.push({ kind, input: taskInput(kind, joined, entities), confidence: group.confidence });
+    }
+    return tasks;
   }
 }
 

@@ -26,11 +26,17 @@ export class SpellingVocabulary {
   }
 
   /**
-   * The word itself when it is common (seen twice or more) or too short to judge; otherwise the
-   * closest word seen at least three times and more often than it, or the word unchanged.
+   * The word itself when it is common (seen twice or more) or too short to judge; an unseen word
+   * with held letters as the seen word they stretch; otherwise the closest word seen at least three
+   * times and more often than it, or the word unchanged.
    */
   correct(word: string): string {
     const own = this.#counts.get(word) ?? 0;
+    if (own === 0 && /(.)\1/.test(word)) {
+      // Letters held for emphasis ("heyyy", "hellooo", "hii") are read as the word they stretch.
+      const squeezed = [word.replace(/(.)\1{2,}/g, '$1'), word.replace(/(.)\1{2,}/g, '$1$1'), word.replace(/(.)\1+/g, '$1')].find((w) => this.#counts.has(w));
+      if (squeezed !== undefined) return squeezed;
+    }
     if (word.length < 4 || own >= 2) return word;
     const cached = this.#cache.get(word);
     if (cached !== undefined) return cached;
