@@ -25,7 +25,7 @@ describe('exit codes', () => {
     const db = join(dir, 'model.db');
     const [all, human, single, singleJson] = await Promise.all([
       // Every failure, one scenario each, in one process.
-      runCli(['--db', db, '--graphs', 'test/fixtures/modelFailureGraphs.ts', 'scenarios', '--json'], { env: online, killAfterMs: 120_000 }),
+      runCli(['--db', db, '--graphs', 'test/fixtures/modelFailureGraphs.ts', 'scenarios', '--json'], { env: online, killAfterMs: 300_000 }),
       runCli(['--db', join(dir, 'model-2.db'), '--graphs', 'test/fixtures/modelFailureGraphs.ts', 'scenarios', '--only', 'http-429,connection-reset'], { env: online }),
       runCli(['--db', join(dir, 'model-3.db'), 'run', 'What is the return policy? [fail:http-401]'], { env: online }),
       runCli(['--db', join(dir, 'model-4.db'), 'run', 'What is the return policy? [fail:body-wrong-shape]', '--json'], { env: online }),
@@ -56,7 +56,7 @@ describe('exit codes', () => {
 
     expect(singleJson.status, singleJson.stderr).toBe(1);
     expect(JSON.parse(singleJson.stdout)).toMatchObject({ status: 'failed', error: { code: 'model_error', message: expect.stringContaining('cannot read') } });
-  }, 180_000);
+  }, 360_000);
 
   it('scenarios exits 1 when any scenario ends other than as expected (either way), and 0 when all end as expected', async () => {
     const graphs = ['--graphs', 'test/fixtures/echoGraphs.ts', 'scenarios'];
@@ -112,5 +112,5 @@ describe('exit codes', () => {
     const report = JSON.parse(debug.stderr) as { error: { code: string; message: string; stack: string } };
     expect(report.error).toMatchObject({ code: 'run_not_found', message: 'run not found: no-such-run' });
     expect(report.error.stack).toMatch(/RunStateError: run not found: no-such-run\n\s+at /);
-  }, 60_000);
+  }, 300_000);
 });

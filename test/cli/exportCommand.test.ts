@@ -21,7 +21,7 @@ describe('switchboard export', () => {
     expect(mermaid.status, mermaid.stderr).toBe(0);
     expect(mermaid.stdout.startsWith('stateDiagram-v2\n')).toBe(true);
     expect(mermaid.stdout).toContain('n_draft --> n_approve : transition 0');
-  }, 60_000);
+  }, 300_000);
 
   it("keeps the customer-service coordinator (`specialist`) with its specialists and its exit to multi_review", () => {
     const json = cli('export', 'customer-service');
@@ -47,7 +47,7 @@ describe('switchboard export', () => {
     expect(readFileSync(out, 'utf8')).toContain('n_classify --> n_rag : docs | faq');
     const seq = JSON.parse(cli(...fixture, 'export', 'twice').stdout) as { kind: string; maxSteps: null };
     expect(seq).toMatchObject({ kind: 'sequential', maxSteps: null });
-  }, 60_000);
+  }, 300_000);
 
   it('explains an unknown graph or format (usage errors: exit 2)', () => {
     const unknown = cli('export', 'nope');
@@ -56,5 +56,5 @@ describe('switchboard export', () => {
     const format = cli('export', 'refund-approval', '--format', 'svg');
     expect(format.status).toBe(2);
     expect(format.stderr).toContain('--format must be json or mermaid; received "svg"');
-  }, 60_000);
+  }, 300_000);
 });

@@ -87,7 +87,7 @@ describe('inputs the CLI refuses before anything is stored', () => {
     // A FIFO opened for reading blocks until a writer comes: a command that did so would be killed here and fail.
     const results = await runCliAll(
       cases.map(([args]) => ['--db', db, ...args]),
-      { killAfterMs: 120_000 },
+      { killAfterMs: 300_000 },
     );
     for (const [i, [args, message]] of cases.entries()) {
       const result = results[i]!;

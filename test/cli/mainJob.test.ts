@@ -22,7 +22,7 @@ describe('the main job', () => {
     expect(result.stdout).toMatch(/✓ tool_execute\s+\d+ ms {2}lookup_order → ok/);
     expect(result.stdout).toMatch(/✓ tool_execute\s+\d+ ms {2}calculate_refund → ok/);
     expect(result.stdout).toContain('599.00 CNY');
-  }, 60_000);
+  }, 300_000);
 
   it('waits at human_handoff across a restart; one resume finishes with the reply, a second is refused', () => {
     // Exit code 3: the run waits for a person.
@@ -36,7 +36,7 @@ describe('the main job', () => {
     const again = cli('resume', waiting.runId, '--reply', 'twice');
     expect(again.status).toBe(1);
     expect(again.stderr).toContain('[run_finished]');
-  }, 60_000);
+  }, 300_000);
 
   it('takes an image, fault injection and a tool budget', () => {
     const image = scenarioImagePath(scenarios.find((s) => s.id === '2-vision')!)!;
@@ -56,7 +56,7 @@ describe('the main job', () => {
     expect(budget).toMatchObject({ status: 'waiting', waiting: { reason: 'tool loop reached budget' } });
     expect(cli('run', 'x', '--tool-budget', 'many').stderr).toContain('--tool-budget: tool budget must be a whole number from 1 to 20');
     expect(cli('run', 'x', '--image', '/no/such.png').stderr).toContain('--image "/no/such.png": no such file');
-  }, 90_000);
+  }, 300_000);
 
   it('runs every scenario and prints the summary table', () => {
     const result = cli('scenarios');
@@ -67,5 +67,5 @@ describe('the main job', () => {
     expect(result.stdout).toMatch(/^6-human\s+waiting → completed/m);
     expect(result.stdout).toMatch(/^8b-tool-budget\s+waiting\s/m);
     expect(result.stdout).toContain('root/rag[1]'.replace('root/', ''));
-  }, 120_000);
+  }, 300_000);
 });

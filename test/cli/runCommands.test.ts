@@ -39,7 +39,7 @@ describe('stored-run commands', () => {
     expect(cli('cancel', other.runId).stdout).toContain(`run ${other.runId}: cancelled`);
     expect(cli('cancel', other.runId).stderr).toContain('[run_finished]');
     expect(cli('recover').stdout).toContain('nothing to recover');
-  }, 180_000);
+  }, 300_000);
 
   it('explains bad arguments', () => {
     expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of running, waiting');
@@ -47,5 +47,5 @@ describe('stored-run commands', () => {
     expect(cli('resume', 'x', '--reply-json', '{nope').stderr).toContain('--reply-json is not JSON');
     expect(cli('show', 'no-such-run').stderr).toContain('run not found: no-such-run [run_not_found]');
     expect(cli('start', 'nope', 'x').stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval');
-  }, 60_000);
+  }, 300_000);
 });

@@ -93,12 +93,12 @@ describe('switchboard serve', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(run.output().out).toContain('SIGTERM: stopping');
-  }, 60_000);
+  }, 300_000);
 
   it('refuses --host 0.0.0.0 without SWITCHBOARD_TOKEN and exits 1', async () => {
     const run = serve(['--host', '0.0.0.0', '--port', '0']);
     expect(await run.exited).toBe(1);
     expect(run.output().err).toContain('refusing to listen on 0.0.0.0 without a token');
     await run.listening.catch(() => undefined);
-  }, 60_000);
+  }, 300_000);
 });

@@ -12,7 +12,8 @@ export interface CliResult {
  * Runs the real command (`bin/switchboard.js`) without blocking the test process, so several can
  * run at once (`Promise.all`) and a server in this process can answer them. SQLite and the model
  * come from `env` (PostgreSQL and OpenAI are turned off unless `env` turns them on). A process
- * still running after `killAfterMs` is killed, so a hang fails the test instead of stalling it.
+ * still running after `killAfterMs` (default 300 s: far beyond any command here, even on a
+ * busy machine; it only ends a hang) is killed, so a hang fails the test instead of stalling it.
  */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number; cwd?: string } = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [new URL('../../bin/switchboard.js', import.meta.url).pathname, ...args], {
@@ -24,7 +25,7 @@ export function runCli(args: readonly string[], options: { env?: Record<string, 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 300_000);
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status, signal) => {
