@@ -1,6 +1,7 @@
 import { createActor, type ActorScope, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import type { GraphMachineContext, GraphMachineOutput, WaitingInfo } from '../graph/GraphMachineContext.js';
 import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
+import { directMachine, specOf } from '../graph/compileMachine.js';
 import { newSpanId } from '../trace/TraceContext.js';
 import { describeThrown, serializeError, type SerializedError } from '../errors/SwitchboardError.js';
 import type { FailurePolicy } from './FailurePolicy.js';
@@ -60,7 +61,10 @@ export class JoinSteps {
   create(index: number, persisted?: { id: string; snapshot: unknown }): AnyActorRef {
     const ctx = this.#ctx;
     const task = ctx.tasks[index]!;
-    const logic = this.#config.machines[task.kind]!;
+    // A run held in memory from its start runs its specialists' nodes directly; a stored one keeps
+    // the invoking machines, whose persisted snapshots re-run a node in flight on restore.
+    const machine = this.#config.machines[task.kind]!;
+    const logic = persisted === undefined && this.#runtime.direct ? directMachine(specOf(machine)) : machine;
     const live = this.#snapshot.live;
     const id = persisted?.id ?? this.#childId(index);
     const label = taskLabel(task.kind, index);
