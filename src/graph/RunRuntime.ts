@@ -31,7 +31,7 @@ export class RunRuntime {
   /** Side-effect journal of a stored run. */
   readonly journal: Journal | null;
   /** Resolves when pending checkpoint writes are done; nodes wait for it before they start. */
-  barrier: () => Promise<void> = () => Promise.resolve();
+  barrier: () => Promise<void> = noBarrier;
   readonly #sink: EventSink;
   /** The run's id when this runtime starts it (callback failures before its first event are reported under it). */
   #runId: string | null = null;
@@ -50,8 +50,15 @@ export class RunRuntime {
   /** The node in flight of a machine that runs its nodes directly (the cancel action abandons it). */
   nodeCall: NodeCall | null = null;
 
+  #trace: TraceContext | null = null;
   /** The run's place in its trace; set from the machine context when the run starts or restores. */
-  trace: TraceContext = newTraceContext();
+  get trace(): TraceContext {
+    return (this.#trace ??= newTraceContext());
+  }
+
+  set trace(trace: TraceContext) {
+    this.#trace = trace;
+  }
   /** The span of the node in flight (a new one per step, while someone listens). */
   nodeSpanId: string | null = null;
   #context: WorkflowContext | null = null;
@@ -81,7 +88,9 @@ export class RunRuntime {
     this.session = options.session;
     this.streaming = options.streaming ?? false;
     const clock = options.clock ?? systemClock;
-    this.clock = options.parent === undefined ? guardClock(clock, (thrown, problem) => this.callbackFailed('clock', clock, thrown, problem)) : options.parent.clock;
+    // The system clock needs no guard (and a run that keeps it pays for none).
+    this.clock =
+      options.parent !== undefined ? options.parent.clock : clock === systemClock ? clock : guardClock(clock, (thrown, problem) => this.callbackFailed('clock', clock, thrown, problem));
     this.#runId = options.runId ?? null;
     if (options.parent === undefined) this.#sink.report = (error) => this.#report(error);
     if (options.onEvent !== undefined) this.#sink.listeners.push(options.onEvent);
@@ -220,6 +229,10 @@ export function guardClock(clock: Clock, onFail: (thrown: unknown, problem?: str
     },
   };
 }
+
+const resolved = Promise.resolve();
+/** The barrier of a run without checkpoints: nothing to wait for. */
+const noBarrier = (): Promise<void> => resolved;
 
 const runtimes = new WeakMap<AnyActorRef, RunRuntime>();
 let pending: RunRuntime | null = null;

@@ -32,7 +32,7 @@ export class WorkflowContext {
   /** The step (1-based node execution count) of the node in flight. */
   step = 0;
   readonly #journal: Journal | null;
-  #calls = new Map<string, number>();
+  #calls: Map<string, number> | null = null;
   #reporter: NodeEmit | null = null;
 
   constructor(options: { runId: string; state?: SharedState; signal?: AbortSignal; session?: unknown; journal?: Journal | null }) {
@@ -64,7 +64,7 @@ export class WorkflowContext {
     this.step = step;
     this.#signal = null;
     this.#signalSource = signal;
-    this.#calls.clear();
+    this.#calls = null;
     this.#reporter = reporter;
   }
 
@@ -97,8 +97,9 @@ export class WorkflowContext {
    * const receipt = await ctx.once('charge-card', (key) => payments.charge({ amount, idempotencyKey: key }));
    */
   async once<T>(key: string, effect: (idempotencyKey: string) => T | Promise<T>): Promise<T> {
-    const occurrence = (this.#calls.get(key) ?? 0) + 1;
-    this.#calls.set(key, occurrence);
+    const calls = (this.#calls ??= new Map());
+    const occurrence = (calls.get(key) ?? 0) + 1;
+    calls.set(key, occurrence);
     const callKey = occurrence === 1 ? key : `${key}#${occurrence}`;
     const idempotencyKey = `${this.runId}:${this.step}:${callKey}`;
     if (this.#journal === null) return effect(idempotencyKey);

@@ -36,49 +36,78 @@ export function waitingOutput(context: GraphMachineContext): GraphMachineOutput 
 }
 
 /**
+ * Follows one actor for {@link driveActor}: its observer and its abort listener. A class, so a
+ * run pays for one object instead of a closure per callback.
+ */
+class ActorDriver {
+  #settled = false;
+  readonly #actor: Actor<GraphMachine>;
+  readonly #options: DriveOptions;
+  readonly #resolve: (output: GraphMachineOutput) => void;
+  readonly #reject: (error: unknown) => void;
+  /** Each wait is a new `waiting` object in the context; the restored one is recognized by identity. */
+  readonly #restoredWait: GraphMachineContext['waiting'];
+  #subscription: { unsubscribe(): void } | null = null;
+
+  constructor(actor: Actor<GraphMachine>, options: DriveOptions, resolve: (output: GraphMachineOutput) => void, reject: (error: unknown) => void) {
+    this.#actor = actor;
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
+  }
+
+  start(): void {
+    const signal = this.#options.signal;
+    this.#subscription = this.#actor.subscribe(this);
+    signal?.addEventListener('abort', this, { once: true });
+    this.#actor.start();
+    if (signal?.aborted) this.handleEvent();
+  }
+
+  /** The abort listener: cancels the run. */
+  handleEvent(): void {
+    this.#actor.send({ type: 'workflow.cancel' });
+  }
+
+  next(snapshot: ReturnType<Actor<GraphMachine>['getSnapshot']>): void {
+    if (this.#settled) return;
+    this.#options.onSnapshot?.(this.#actor);
+    const context = snapshot.context;
+    const waitingHere = context.status === 'waiting' && snapshot.status === 'active';
+    if (waitingHere && (this.#restoredWait === null || context.waiting !== this.#restoredWait)) {
+      this.#settle();
+      this.#options.onWaiting?.(this.#actor);
+      this.#actor.stop();
+      this.#resolve(waitingOutput(context));
+    }
+  }
+
+  complete(): void {
+    if (this.#settle()) this.#resolve(this.#actor.getSnapshot().output!);
+  }
+
+  error(error: unknown): void {
+    if (!this.#settle()) return;
+    this.#reject(
+      error instanceof SwitchboardError ? error : new WorkflowExecutionError(`run stopped on an internal error: ${describeThrown(error)}`, { code: 'internal', cause: error }),
+    );
+  }
+
+  /** Marks the run settled (false if it already was) and lets go of the actor and the signal. */
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#options.signal?.removeEventListener('abort', this);
+    this.#subscription?.unsubscribe();
+    return true;
+  }
+}
+
+/**
  * Starts and follows a graph actor until it reaches a final state or waits at a human
  * node; resolves with the machine's output (status `waiting` for the latter, the actor then stopped).
  */
 export function driveActor(actor: Actor<GraphMachine>, options: DriveOptions = {}): Promise<GraphMachineOutput> {
-  const { signal } = options;
-  return new Promise<GraphMachineOutput>((resolve, reject) => {
-    let settled = false;
-    const cancel = () => actor.send({ type: 'workflow.cancel' });
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', cancel);
-      subscription.unsubscribe();
-      fn();
-    };
-    // Each wait is a new `waiting` object in the context; the restored one is recognized by identity.
-    const restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
-    const subscription = actor.subscribe({
-      next: (snapshot) => {
-        if (settled) return;
-        options.onSnapshot?.(actor);
-        const context = snapshot.context;
-        const waitingHere = context.status === 'waiting' && snapshot.status === 'active';
-        if (waitingHere && (restoredWait === null || context.waiting !== restoredWait)) {
-          settle(() => {
-            options.onWaiting?.(actor);
-            actor.stop();
-            resolve(waitingOutput(context));
-          });
-        }
-      },
-      complete: () => settle(() => resolve(actor.getSnapshot().output!)),
-      error: (error) =>
-        settle(() =>
-          reject(
-            error instanceof SwitchboardError
-              ? error
-              : new WorkflowExecutionError(`run stopped on an internal error: ${describeThrown(error)}`, { code: 'internal', cause: error }),
-          ),
-        ),
-    });
-    signal?.addEventListener('abort', cancel, { once: true });
-    actor.start();
-    if (signal?.aborted) cancel();
-  });
+  return new Promise<GraphMachineOutput>((resolve, reject) => new ActorDriver(actor, options, resolve, reject).start());
 }
