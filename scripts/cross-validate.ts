@@ -1,11 +1,11 @@
 // Five-fold cross-validation of the offline understanding on the training part only (the held-out
-// part is never read): how settings were chosen. Run: npx tsx scripts/cross-validate.ts
+// part is never read): how settings were chosen. Run: npx tsx --conditions=switchboard-source scripts/cross-validate.ts
 import { loadDataset } from '../machines/customerService/dataset/loadDataset.js';
 import { MessageUnderstanding } from '../machines/customerService/understanding/MessageUnderstanding.js';
 import { orderIntentOf } from '../machines/customerService/understanding/orderIntentOf.js';
 
 const FOLDS = 5;
-// Settings to try, e.g. --set contextWeight=0.5 --set clauseThreshold=0.4 (default: the shipped ones).
+// Settings to try, e.g. --set clauseThreshold=0.5 --set temperature=0.7 (default: the shipped ones).
 const settings = Object.fromEntries(
   process.argv.flatMap((a, i) => (process.argv[i - 1] === '--set' ? [a.split('=')] : [])).map(([k, v]) => [k, Number(v)]),
 );

@@ -37,11 +37,9 @@ export interface UnderstandingSettings {
   clauseThreshold: number;
   /** Softmax temperature that calibrates the probabilities (default 0.7). */
   temperature: number;
-  /** How much the whole message weighs on how each of its clauses is read (0: not at all; default 1). */
-  contextWeight: number;
 }
 
-const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7, contextWeight: 1 };
+const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7 };
 
 const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[]): L => labels.reduce((a, b) => (scores[a] >= scores[b] ? a : b));
 
@@ -50,8 +48,7 @@ const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[
  * read and normalized (order numbers, report months against a clock, LED fault codes), misspelled
  * words are corrected against the known vocabulary (MiniSearch fuzzy search), and a softmax
  * classifier over stemmed words, word bigrams and character trigrams picks the route. A message is
- * cut into clauses, each classified on its own (a clause naming no entity in the light of the whole
- * message): two or more specialist kinds make it `multi`, with one task per kind — and one order
+ * cut into clauses, each classified on its own: two or more specialist kinds make it `multi`, with one task per kind — and one order
  * task per order when several orders are named; a message the classifier calls `multi` that cannot
  * be split goes to its strongest single intent. A second classifier reads whether an order
  * question is about money back or the order's status.
@@ -138,21 +135,6 @@ export class MessageUnderstanding {
     return { route: single, confidence: Math.min(1, scores[single] + scores.multi), entities, tasks: [], scores };
   }
 
-  /**
-   * A clause that names no entity, read in the context of its message: its own probabilities times the message's
-   * (without `multi`) to the power `contextWeight`, renormalized. A clause that is only a follow-up
-   * ("what do I get", "I changed my mind") leans towards what the whole message asks; a clause
-   * with a subject of its own ("what's the warranty period") keeps it.
-   */
-  #inContext(clause: Record<Route, number>, message: Record<Route, number>): Record<Route, number> {
-    const weight = this.#settings.contextWeight;
-    if (weight === 0) return clause;
-    const single = 1 - message.multi || 1;
-    const product = ROUTES.map((r) => (r === 'multi' ? clause.multi : clause[r] * Math.pow(Math.max(message[r] / single, 1e-6), weight)));
-    const sum = product.reduce((a, b) => a + b, 0) || 1;
-    return Object.fromEntries(ROUTES.map((r, i) => [r, product[i]! / sum])) as Record<Route, number>;
-  }
-
   /** The specialist tasks in a message: clauses grouped by kind, each task carrying the entities its specialist needs. */
   #tasks(
     text: string,
@@ -165,9 +147,7 @@ export class MessageUnderstanding {
     const unplaced: Clause[] = [];
     for (const clause of clauses) {
       // A clause is one request: the weight on "several intents" is spread over the single routes.
-      // A clause that names an order, a month or a fault code has a subject of its own; only the others are read in context.
-      const own = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
-      const all = clauses.length === 1 || clause.spans.length > 0 ? own : this.#inContext(own, messageScores);
+      const all = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
       const rest = 1 - all.multi || 1;
       const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
       const kind = argmax(scores, KINDS);
