@@ -134,6 +134,7 @@ export function renderGraph(container, def, onSelect) {
       const visits = id === END ? (view.status === 'completed' ? 1 : 0) : (view.visits.get(id) ?? 0);
       group.setAttribute('data-visits', String(visits));
       group.classList.toggle('visited', visits > 0);
+      group.classList.toggle('failed', view.failedNodes.has(id));
       group.classList.toggle('active', view.activeNodes.has(id));
       group.classList.toggle('waiting', view.waiting?.nodeId === id);
       group.classList.toggle('selected', selected === id);

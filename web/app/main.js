@@ -58,9 +58,11 @@ function render(at) {
   $('run-status').className = `badge ${view.status}`;
   $('run-id').textContent = state.run?.runId ?? '';
   $('run-graph').textContent = state.run?.graph ?? '';
-  const answer = view.answer ?? (view.error ? `error: ${view.error.message}` : null);
-  $('answer').hidden = answer === null;
-  $('answer').textContent = answer ?? '';
+  // An error is shown as one, never in the answer box.
+  $('answer').hidden = view.answer === null;
+  $('answer').textContent = view.answer ?? '';
+  $('run-error').hidden = view.error === null;
+  $('run-error').textContent = view.error ? errorText(view.error) : '';
   $('waiting').hidden = view.waiting === null;
   $('waiting').textContent = view.waiting ? `Waiting at ${view.waiting.nodeId}: ${view.waiting.reason}` : '';
   // Router answers their route maps did not have: the group was skipped, which may be why the run went where it did.
@@ -68,6 +70,13 @@ function render(at) {
   $('route-notes').textContent = view.unmatched.map((u) => `⚠ ${u.nodeId}: router answered "${u.answer}", not in its route map (${u.routeKeys.join(', ')}); group skipped`).join('\n');
   // Replies go to the run as it is now, so the box shows only at the live end.
   $('reply-form').hidden = !(full.status === 'waiting' && at === state.events.length);
+}
+
+/** A run's error as the header shows it: where, what, and its code. */
+function errorText(error) {
+  const where = error.nodeId ? ` at ${error.nodeId}` : '';
+  const code = error.code ? ` [${error.code}]` : '';
+  return `Failed${where}: ${error.message}${code}`;
 }
 
 function pick(seq, nodeId) {

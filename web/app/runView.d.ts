@@ -39,7 +39,9 @@ export interface RunView {
   spans: Map<string, NodeRound[]>;
   lanes: Map<string, Array<{ seq: number; type: string; nodeId: string | null; label: string }>>;
   answer: string | null;
-  error: { code?: string; message: string } | null;
+  error: { code?: string; message: string; nodeId?: string } | null;
+  /** Root node ids whose step failed (the node threw, or its routing failed). */
+  failedNodes: Set<string>;
   /** Every router answer a route map did not have, in order. */
   unmatched: Array<UnmatchedRoute & { nodeId: string }>;
   request: unknown;

@@ -23,6 +23,7 @@ export function runViewAt(events, upto) {
     lanes: new Map(), // path → [{ seq, type, nodeId, label }]
     answer: null,
     error: null,
+    failedNodes: new Set(), // root node ids whose step failed (the node threw, or its routing failed)
     unmatched: [], // [{ nodeId, group, answer, routeKeys, path }]: router answers their route maps did not have
     request: null,
     current: events[upto - 1] ?? null,
@@ -86,7 +87,10 @@ export function runViewAt(events, upto) {
         view.active.delete(`${path}|${e.nodeId}`);
         if (root) view.activeNodes.delete(e.nodeId);
         if (root && view.waiting?.nodeId === e.nodeId) view.waiting = null;
-        if (e.type === 'node.failed' && root) view.error = e.error ?? null;
+        if (e.type === 'node.failed' && root) {
+          view.error = e.error ?? null;
+          view.failedNodes.add(e.nodeId);
+        }
         break;
       }
       case 'edge.traversed':
@@ -109,7 +113,10 @@ export function runViewAt(events, upto) {
         if (root) view.status = 'running';
         break;
       case 'route.failed':
-        if (root) view.error = e.error ?? null;
+        if (root) {
+          view.error = e.error ?? null;
+          if (e.nodeId) view.failedNodes.add(e.nodeId);
+        }
         break;
       case 'route.unmatched': {
         // A router's answer its route map did not have: its group was skipped. Kept on the round it routed from.
@@ -123,12 +130,16 @@ export function runViewAt(events, upto) {
         if (root && e.run) {
           view.status = e.run.status;
           if (FINISHED.has(e.run.status)) {
-            view.answer = e.run.outputText ?? null;
+            // A failed run has no answer: its last output is not one (the error says what happened).
+            view.answer = e.run.status === 'failed' ? null : (e.run.outputText ?? null);
             view.waiting = null;
             view.activeNodes.clear();
             view.active.clear();
           }
-          if (e.run.error) view.error = e.run.error;
+          if (e.run.error) {
+            view.error = e.run.error;
+            if (e.run.status === 'failed' && e.run.error.nodeId) view.failedNodes.add(e.run.error.nodeId);
+          }
         }
         break;
       case 'run.cancelled':
