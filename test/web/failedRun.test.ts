@@ -31,7 +31,8 @@ afterAll(async () => {
 });
 
 const node = (id: string) => `#graph [data-node-id="${id}"]`;
-const strokeOf = (selector: string) => page.$eval(`${selector} > rect`, (rect) => getComputedStyle(rect).stroke);
+// Run in the page (a string, since the tests are type-checked without the DOM library).
+const strokeOf = (selector: string) => page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(`${selector} > rect`)})).stroke`) as Promise<string>;
 
 describe('a failed run in the workbench', () => {
   it('shows the error as an error, not in the answer box, and paints the failed node apart from the visited ones', async () => {
