@@ -22,7 +22,7 @@ export interface SubscriberCallbacks {
 }
 
 /** How many stored events one read of the store returns at most (a long history is read in pages). */
-const PAGE = 500;
+const PAGE = 200;
 
 /**
  * One subscriber's view of a run's events: every event after `afterSeq` exactly once, in order,
@@ -31,10 +31,11 @@ const PAGE = 500;
  * was delivered; a gap that neither the store nor the log can fill after a sync is skipped rather
  * than stalling the stream.
  *
- * A subscriber that cannot keep up (its `deliver` returned false) is paused: it holds no events
- * and live ones pass it by; on {@link resume} it reads what it missed from the live log and the
- * store, from its cursor, and goes on live. So a slow subscriber never holds up the others and
- * never costs more than what its consumer buffers.
+ * A subscriber that cannot keep up (its `deliver` returned false) is paused: live events pass it
+ * by and it reads nothing more; on {@link resume} it delivers what it had already read (at most one
+ * page of stored events), then what it missed from the live log and the store, from its cursor,
+ * and goes on live. So a slow subscriber never holds up the others, and costs at most its
+ * consumer's buffer and one page.
  */
 export class RunSubscription {
   readonly runId: string;
@@ -94,7 +95,9 @@ export class RunSubscription {
   resume(): void {
     if (!this.#paused || this.#closed) return;
     this.#paused = false;
-    void this.sync();
+    // What was read before the pause first; `drain` reads on by itself when it meets a gap.
+    if (this.#pending.size > 0) this.#drain();
+    if (!this.#paused && !this.#closed && this.#pending.size === 0) void this.sync();
   }
 
   /**
@@ -115,7 +118,9 @@ export class RunSubscription {
         // The live log is read before the store: an event stored in between is in one or the other.
         const live = this.#sources.liveLog(this.runId);
         for (const event of live ?? []) if (event.seq > this.#cursor) this.#pending.set(event.seq, event);
-        const stored = await this.#sources.store.listEvents(this.runId, { afterSeq: this.#cursor, limit: PAGE });
+        // A live log that starts at or before the next event holds everything the store could add.
+        const covered = live !== undefined && live.length > 0 && live[0]!.seq <= this.#cursor + 1;
+        const stored = covered ? [] : await this.#sources.store.listEvents(this.runId, { afterSeq: this.#cursor, limit: PAGE });
         if (this.#closed || this.#paused) return;
         for (const event of stored) if (event.seq > this.#cursor && !this.#pending.has(event.seq)) this.#pending.set(event.seq, OutEvent.stored(event));
         // A full page may have more behind it: only a gap before its last event is known to be unfillable.
@@ -171,9 +176,8 @@ export class RunSubscription {
   }
 
   #pause(): void {
-    // What is held back now is read again (from the live log or the store) on resume.
+    // Held events (one page at most) stay for the resume; live ones are read from the log then.
     this.#paused = true;
-    this.#pending.clear();
   }
 
   #finish(status: StoredRunStatus): void {

@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { z } from 'zod';
@@ -137,7 +138,15 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const runId = c.req.param('runId');
     await runs.manager.get(runId);
     const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID');
-    return eventStream(runs.hub, runId, { afterSeq, heartbeatMs: ctx.heartbeatMs, bufferBytes: ctx.streamBufferBytes, signal: c.req.raw.signal });
+    // On Node, the stream is written to the socket's response directly (no web stream per client).
+    const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+    return eventStream(runs.hub, runId, {
+      afterSeq,
+      heartbeatMs: ctx.heartbeatMs,
+      bufferBytes: ctx.streamBufferBytes,
+      signal: c.req.raw.signal,
+      ...(outgoing instanceof ServerResponse ? { outgoing } : {}),
+    });
   });
 
   app.post('/api/runs/:runId/resume', async (c) => {

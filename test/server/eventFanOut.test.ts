@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RunManager, StateGraph } from '../../src/index.js';
+import { request, type IncomingMessage } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { END, RunManager, SqliteRunStore, StateGraph, startServer } from '../../src/index.js';
 import { Gates } from '../fixtures/workbenchGraphs.js';
 import { SseReader, seqs, type SseMessage } from './sseClient.js';
 import { testWorkbench } from './workbenchTarget.js';
@@ -30,6 +34,47 @@ function bulkyGraph(): StateGraph {
   graph.start(ids[0]!);
   for (let i = 0; i + 1 < ids.length; i++) graph.addEdge(ids[i]!, ids[i + 1]!);
   return graph;
+}
+
+/** A node that puts about 1 MB of words into the state (the same key each time) and loops `rounds` times. */
+function floodGraph(rounds: number): StateGraph {
+  const text = 'many words of text '.repeat(55_000);
+  return new StateGraph({ name: 'flood', maxSteps: rounds + 1 })
+    .addNode('fill', (ctx) => {
+      const n = (ctx.get<number>('n') ?? 0) + 1;
+      ctx.put('n', n);
+      ctx.put('text', `${n} ${text}`);
+      return null;
+    })
+    .start('fill')
+    .addConditionalEdges('fill', (ctx) => ((ctx.get<number>('n') ?? 0) < rounds ? 'again' : 'done'), { again: 'fill', done: END });
+}
+
+/** An SSE client over real HTTP that can stop reading: its frames, by `id`, and whether `end` came. */
+function httpClient(url: string): Promise<{ res: IncomingMessage; frames: string[]; ended: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent: false }, (res) => {
+      const frames: string[] = [];
+      let buffer = '';
+      res.setEncoding('utf8');
+      const ended = new Promise<void>((done, fail) => {
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let at: number;
+          while ((at = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, at);
+            buffer = buffer.slice(at + 2);
+            if (frame.startsWith('id: ')) frames.push(frame);
+            if (frame.startsWith('event: end')) done();
+          }
+        });
+        res.on('close', () => fail(new Error(`the stream closed after ${frames.length} events without end`)));
+      });
+      resolve({ res, frames, ended });
+    })
+      .on('error', reject)
+      .end();
+  });
 }
 
 /** Counts the calls of `owner[name]` whose first argument passes `match`, until `restore()`. */
@@ -163,4 +208,32 @@ describe('event fan-out', () => {
     expect(late.filter((m) => m.id !== undefined).map((m) => `${m.id}|${m.data}`)).toEqual(stored);
     expect((await wb.json('/api/health')).body).toMatchObject({ subscribers: 0, pausedSubscribers: 0 });
   });
+
+  it('pauses a client that stops reading over HTTP once its socket and buffer are full, and catches it up exactly later', async () => {
+    const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-flood-')), 'runs.db') });
+    const server = await startServer({ store, graphs: [floodGraph(10)], port: 0, streamBufferBytes: 64 * 1024 });
+    try {
+      const started = await fetch(new URL('/api/runs', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go' }) });
+      const { runId } = (await started.json()) as { runId: string };
+      const url = new URL(`/api/runs/${runId}/stream`, server.url).href;
+      const slow = await httpClient(url);
+      slow.res.pause();
+      const fast = await httpClient(url);
+      await fast.ended;
+      await server.runs.drain();
+      const stored = (await store.listEvents(runId)).map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e.data)}`);
+      expect(stored.join('').length).toBeGreaterThan(10_000_000);
+      expect(fast.frames).toEqual(stored);
+      // 10 MB is more than the kernel's socket buffers take on loopback here (about 5 MB): the slow client's
+      // socket and 64 KiB buffer are full, so it is paused, and the others were not held up.
+      const health = (await (await fetch(new URL('/api/health', server.url))).json()) as { subscribers: number; pausedSubscribers: number };
+      expect(health).toMatchObject({ subscribers: 1, pausedSubscribers: 1 });
+      slow.res.resume();
+      await slow.ended;
+      expect(slow.frames).toEqual(stored);
+    } finally {
+      await server.stop();
+      await store.close();
+    }
+  }, 120_000);
 });
