@@ -74,6 +74,17 @@ describe('settling a classification', () => {
     expect(single).toMatchObject({ route: 'tool', orderId: 'SO20261002' });
     expect(single.tasks).toBeUndefined();
   });
+
+  it('turns an order answer for a message naming two orders into one order task per order', () => {
+    const settled = settleClassification({ route: 'tool', confidence: 0.9, orderId: 'SO20261001' }, 'refund SO20261001 and order no. 20261002 please', Date.now());
+    expect(settled.route).toBe('multi');
+    expect(settled.tasks?.map((t) => t.kind)).toEqual(['tool', 'tool']);
+    expect(settled.tasks?.[0]?.input).toContain('SO20261001');
+    expect(settled.tasks?.[0]?.input).not.toContain('20261002');
+    expect(settled.tasks?.[1]?.input).toContain('SO20261002');
+    expect(settled.tasks?.[1]?.input).not.toContain('SO20261001');
+    expect(settleClassification({ route: 'tool', confidence: 0.9 }, 'refund SO20261001 please', Date.now())).toMatchObject({ route: 'tool', orderId: 'SO20261001' });
+  });
 });
 
 /** The offline model, except that the classifier answers `multi` with no tasks, as a weak LLM might. */
