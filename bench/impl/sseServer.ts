@@ -7,7 +7,7 @@
  *
  * `SSE_SRC` is the folder whose `src/index.ts` is imported (this checkout, or an older commit
  * extracted by the bench). Messages: `arm` (a new gate), `go` (open it; CPU time is counted from
- * here), `cpu` (CPU microseconds since `go`), `stop`.
+ * here), `cpu` (CPU microseconds since `go`, and the system part), `stop`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ type Lib = typeof import('../../src/index.js');
 
 const src = resolve(process.env.SSE_SRC ?? '.', 'src/index.ts');
 const steps = Number(process.env.SSE_STEPS ?? 20);
-const intervalMs = Number(process.env.SSE_INTERVAL_MS ?? 25);
+const intervalMs = Number(process.env.SSE_INTERVAL_MS ?? 100);
 const lib = (await import(pathToFileURL(src).href)) as Lib;
 
 let release: () => void = () => undefined;
@@ -52,7 +52,7 @@ process.on('message', async (message: { type: string }) => {
     release();
   } else if (message.type === 'cpu') {
     const used = process.cpuUsage(cpu0);
-    process.send!({ type: 'cpu', us: used.user + used.system });
+    process.send!({ type: 'cpu', us: used.user + used.system, systemUs: used.system });
   } else if (message.type === 'stop') {
     await server.stop(2000);
     await store.close();
