@@ -14,6 +14,7 @@ export class OutEvent {
   readonly seq: number;
   readonly type: string;
   readonly data: Record<string, unknown>;
+  #chunk: Uint8Array | undefined;
   #frame: Uint8Array | undefined;
   #finalStatus: StoredRunStatus | null | undefined;
 
@@ -35,7 +36,21 @@ export class OutEvent {
 
   /** `id: <seq>` and `data: <JSON on one line>`, encoded: what every subscriber of the event is sent. */
   get frame(): Uint8Array {
-    return (this.#frame ??= Buffer.from(`id: ${this.seq}\ndata: ${JSON.stringify(this.data)}\n\n`));
+    if (this.#frame === undefined) {
+      const chunk = this.chunk;
+      this.#frame = chunk.subarray(chunk.indexOf(LF) + 1, chunk.length - 2);
+    }
+    return this.#frame;
+  }
+
+  /** The {@link frame} as one HTTP/1.1 chunk (`<size>\r\n<frame>\r\n`), for responses written to the socket as is. */
+  get chunk(): Uint8Array {
+    if (this.#chunk === undefined) {
+      const text = `id: ${this.seq}\ndata: ${JSON.stringify(this.data)}\n\n`;
+      const size = Buffer.byteLength(text);
+      this.#chunk = Buffer.from(`${size.toString(16)}\r\n${text}\r\n`);
+    }
+    return this.#chunk;
   }
 
   /**
@@ -47,6 +62,8 @@ export class OutEvent {
     return this.#finalStatus;
   }
 }
+
+const LF = 0x0a;
 
 function finalStatusOf(type: string, data: Record<string, unknown>): StoredRunStatus | null {
   if (type === 'run.cancelled') return 'cancelled';

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { RunHub } from './RunHub.js';
 import type { RunSubscription } from './RunSubscription.js';
+import type { OutEvent } from './OutEvent.js';
 
 /** Options for {@link eventStream}. */
 export interface EventStreamOptions {
@@ -28,6 +29,8 @@ export interface EventStreamOptions {
 interface SseSink {
   /** Queues bytes; false when the client's queue is full or the client is gone. */
   write(bytes: Uint8Array): boolean;
+  /** Queues an event's shared bytes; false as for {@link write}. */
+  event(event: OutEvent): boolean;
   /** True when nothing is queued (a heartbeat behind queued events would add nothing). */
   idle(): boolean;
   /** True once the client went away or the response was ended. */
@@ -37,6 +40,12 @@ interface SseSink {
 
 const encoder = new TextEncoder();
 const HEARTBEAT = encoder.encode(': heartbeat\n\n');
+const CRLF = Buffer.from('\r\n');
+
+/** Bytes as one HTTP/1.1 chunk. */
+function chunkOf(bytes: Uint8Array): Uint8Array {
+  return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]);
+}
 const HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
@@ -57,21 +66,37 @@ const HEADERS = {
  */
 export function eventStream(hub: RunHub, runId: string, options: EventStreamOptions): Response {
   const { outgoing } = options;
-  if (outgoing !== undefined) {
+  const socket = outgoing?.socket;
+  if (outgoing !== undefined && socket != null) {
     outgoing.writeHead(200, HEADERS);
+    outgoing.flushHeaders();
+    // The body goes to the socket as is: each event's bytes are already one HTTP chunk, shared by
+    // every client, so a client costs one socket write per event (the writes of a tick go out as one).
+    const chunked = outgoing.chunkedEncoding;
+    const uncork = () => socket.uncork();
+    const gone = () => outgoing.destroyed || outgoing.writableEnded || socket.destroyed;
+    const raw = (bytes: Uint8Array): boolean => {
+      if (gone()) return false;
+      if (socket.writableCorked === 0) {
+        socket.cork();
+        process.nextTick(uncork);
+      }
+      socket.write(bytes);
+      return socket.writableLength < options.bufferBytes;
+    };
     const sink: SseSink = {
-      write: (bytes) => {
-        if (outgoing.destroyed || outgoing.writableEnded) return false;
-        outgoing.write(bytes);
-        return outgoing.writableLength < options.bufferBytes;
-      },
-      idle: () => outgoing.writableLength === 0,
-      gone: () => outgoing.destroyed || outgoing.writableEnded,
+      write: (bytes) => raw(chunked ? chunkOf(bytes) : bytes),
+      event: (event) => raw(chunked ? event.chunk : event.frame),
+      idle: () => socket.writableLength === 0,
+      gone,
       end: () => outgoing.end(),
     };
-    const subscription = follow(hub, runId, options, sink);
-    outgoing.on('drain', subscription.resume);
-    outgoing.once('close', subscription.stop);
+    const following = follow(hub, runId, options, sink);
+    socket.on('drain', following.resume);
+    outgoing.once('close', () => {
+      socket.off('drain', following.resume);
+      following.stop();
+    });
     return RESPONSE_ALREADY_SENT;
   }
   let following: ReturnType<typeof follow> | undefined;
@@ -89,6 +114,9 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
               return false;
             }
             return (controller.desiredSize ?? 0) > 0;
+          },
+          event(event) {
+            return this.write(event.frame);
           },
           idle: () => controller.desiredSize === options.bufferBytes,
           gone: () => ended,
@@ -122,6 +150,12 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
     if (!room && sink.gone()) stop();
     return room;
   };
+  const deliver = (event: OutEvent): boolean => {
+    if (!open) return false;
+    const room = sink.event(event);
+    if (!room && sink.gone()) stop();
+    return room;
+  };
   const close = () => {
     if (!open) return;
     stop();
@@ -141,7 +175,7 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
   options.signal?.addEventListener('abort', stop, { once: true });
   send(encoder.encode(`retry: 1000\n: subscribed to ${runId} after ${options.afterSeq}\n\n`));
   subscription = hub.subscribe(runId, options.afterSeq, {
-    deliver: (event) => send(event.frame),
+    deliver: (event) => deliver(event),
     finished: (status) => {
       send(encoder.encode(`event: end\ndata: ${JSON.stringify({ status })}\n\n`));
       close();
