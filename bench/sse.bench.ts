@@ -16,7 +16,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
-import { request, type IncomingMessage } from 'node:http';
+import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,8 +81,7 @@ class Client {
   ended = false;
   error: string | null = null;
   latenciesMs: number[] = [];
-  #buffer = '';
-  #res: IncomingMessage | null = null;
+  #rest: Buffer | null = null;
   #onProgress: () => void;
 
   constructor(onProgress: () => void) {
@@ -93,9 +92,7 @@ class Client {
     return new Promise((resolve, reject) => {
       const req = request(url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-        this.#res = res;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => this.#data(chunk));
+        res.on('data', (chunk: Buffer) => this.#data(chunk));
         res.on('end', () => {
           if (!this.ended) this.error ??= `stream ended after id ${this.lastId} without end`;
           this.#onProgress();
@@ -110,30 +107,40 @@ class Client {
     });
   }
 
-  #data(chunk: string): void {
+  #data(chunk: Buffer): void {
     const now = process.hrtime.bigint();
-    this.#buffer += chunk;
+    // Parsed as bytes (no string per chunk): the clients share this process with each other.
+    const buf = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
+    let start = 0;
     let end: number;
-    while ((end = this.#buffer.indexOf('\n\n')) >= 0) {
-      const frame = this.#buffer.slice(0, end);
-      this.#buffer = this.#buffer.slice(end + 2);
-      if (frame.startsWith('id: ')) {
-        const id = Number(frame.slice(4, frame.indexOf('\n')));
+    while ((end = buf.indexOf('\n\n', start)) >= 0) {
+      const head = buf.toString('latin1', start, Math.min(end, start + 10));
+      if (head.startsWith('id: ')) {
+        const id = Number(buf.toString('latin1', start + 4, buf.indexOf(LF, start)));
         if (id !== this.lastId + 1) this.error ??= `id ${id} after ${this.lastId}`;
         this.lastId = id;
-        const at = frame.indexOf('"outputText":"t');
-        if (at >= 0 && frame.includes('"type":"node.completed"')) {
-          const stamp = BigInt(frame.slice(at + 15, frame.indexOf('"', at + 15)));
-          this.latenciesMs.push(Number(now - stamp) / 1e6);
+        const at = buf.indexOf(STAMP, start);
+        const completed = buf.indexOf(COMPLETED, start);
+        if (at >= 0 && at < end && completed >= 0 && completed < end) {
+          const from = at + STAMP.length;
+          this.latenciesMs.push(Number(now - BigInt(buf.toString('latin1', from, buf.indexOf(QUOTE, from)))) / 1e6);
         }
-      } else if (frame.startsWith('event: end')) {
+      } else if (head === 'event: end') {
+        // The server ends the response (the request asked for Connection: close); closing it here
+        // would charge the clients read after this one with the teardown.
         this.ended = true;
-        this.#res?.destroy();
       }
+      start = end + 2;
     }
+    this.#rest = start < buf.length ? buf.subarray(start) : null;
     this.#onProgress();
   }
 }
+
+const LF = 0x0a;
+const QUOTE = 0x22;
+const STAMP = Buffer.from('"outputText":"t');
+const COMPLETED = Buffer.from('"type":"node.completed"');
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 

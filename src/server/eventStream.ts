@@ -178,7 +178,9 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
     deliver: (event) => deliver(event),
     finished: (status) => {
       send(encoder.encode(`event: end\ndata: ${JSON.stringify({ status })}\n\n`));
-      close();
+      // Ending a response costs more than writing to it: with many clients, the run's last events
+      // go out to all of them first (at the end of this tick), and the responses end after.
+      setImmediate(close);
     },
     failed: (error) => {
       send(encoder.encode(`event: error\ndata: ${JSON.stringify({ message: `reading the run's events failed: ${(error as Error).message ?? String(error)}` })}\n\n`));
