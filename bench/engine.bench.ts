@@ -22,6 +22,9 @@ const CONCURRENCY = 1_000;
 const WARMUP_ROUNDS = 1;
 const ROUNDS = 5;
 const MEMORY_REPETITIONS = 3;
+/** (d) The larger batch, measured for memory only, for the implementations that finish it in seconds. */
+const BIG_CONCURRENCY = 10_000;
+const BIG_KEYS: readonly ImplementationKey[] = ['plain', 'xstate', 'switchboard'];
 
 const started = performance.now();
 const loadAtStart = loadavg()[0] ?? 0;
@@ -80,6 +83,14 @@ const memory = await measureMemory(
   (s) => log(`  ${impls[s.key].name}: peak RSS ${(s.peakRss / 2 ** 20).toFixed(0)} MB, peak heap ${(s.peakHeap / 2 ** 20).toFixed(0)} MB, ${s.ms.toFixed(0)} ms`),
 );
 
+log(`(d) memory of ${BIG_CONCURRENCY} concurrent chains: ${MEMORY_REPETITIONS} child processes per implementation, one at a time`);
+const bigMemory = await measureMemory(
+  BIG_KEYS,
+  MEMORY_REPETITIONS,
+  { ...workload, concurrency: BIG_CONCURRENCY },
+  (s) => log(`  ${impls[s.key].name}: peak RSS ${(s.peakRss / 2 ** 20).toFixed(0)} MB, peak heap ${(s.peakHeap / 2 ** 20).toFixed(0)} MB, ${s.ms.toFixed(0)} ms`),
+);
+
 /** The commit measured, and whether src/ differed from it (read-only git queries). */
 function describeSource(): string {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8' }).trim();
@@ -105,6 +116,8 @@ const results: BenchResults = {
   batchMs,
   typed: { pairs: TYPED_PAIRS, loopSteps: TYPED_LOOP_STEPS, ratios: typedRatios },
   memory,
+  bigConcurrency: BIG_CONCURRENCY,
+  bigMemory,
   versions: {
     switchboard: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,
     xstate: versionOf('xstate'),

@@ -16,6 +16,9 @@ export interface BenchResults {
   /** Milliseconds per batch of concurrent chain runs, one per round. */
   batchMs: Record<ImplementationKey, number[]>;
   memory: Record<ImplementationKey, MemorySample[]>;
+  /** (d) The larger batch: how many runs at once, and the memory of the implementations measured at that size. */
+  bigConcurrency: number;
+  bigMemory: Partial<Record<ImplementationKey, MemorySample[]>>;
   /** Typed ÷ untyped time of back-to-back pairs of a shorter loop (the paired measurement of the typed-state overhead). */
   typed: { pairs: number; loopSteps: number; ratios: number[] };
   versions: Record<string, string>;
@@ -72,6 +75,18 @@ export function resultTables(r: BenchResults): string {
   const typedPaired = median(r.typed.ratios);
   const sortedRatios = [...r.typed.ratios].sort((x, y) => x - y);
   const quartile = (q: number) => sortedRatios[Math.min(sortedRatios.length - 1, Math.floor(q * sortedRatios.length))]!;
+  const bigKeys = r.keys.filter((key) => (r.bigMemory[key]?.length ?? 0) > 0);
+  const big = (key: ImplementationKey, pick: (s: MemorySample) => number) => median(r.bigMemory[key]!.map(pick));
+  const bigRows = bigKeys.map((key) => [
+    r.names[key],
+    `${mb(big(key, (s) => s.peakRss))} (+${mb(big(key, (s) => s.peakRss - s.baselineRss))})`,
+    times(big(key, (s) => s.peakRss) / big('xstate', (s) => s.peakRss)),
+    `${mb(big(key, (s) => s.peakHeap))} (+${mb(big(key, (s) => s.peakHeap - s.baselineHeap))})`,
+    fixed(big(key, (s) => s.ms), 0),
+    times(big(key, (s) => s.ms) / big('xstate', (s) => s.ms)),
+  ]);
+  const bigRss = bigKeys.includes('switchboard') ? big('switchboard', (s) => s.peakRss) / big('xstate', (s) => s.peakRss) : NaN;
+  const rssBatch = mem('switchboard', (s) => s.peakRss) / mem('xstate', (s) => s.peakRss);
   return [
     `### (a) Per step: 2-node loop, ${r.loopSteps.toLocaleString('en')} steps per run (median of ${r.rounds} interleaved rounds)`,
     '',
@@ -84,10 +99,16 @@ export function resultTables(r: BenchResults): string {
       batchRows,
     ),
     '',
+    `### (d) Memory of ${r.bigConcurrency.toLocaleString('en')} concurrent runs of the ${r.chainLength}-node chain (median of ${r.memoryRepetitions} separate child processes each)`,
+    '',
+    markdownTable(['Implementation', 'peak RSS MB (+over baseline)', 'RSS × bare XState', 'peak heapUsed MB (+over baseline)', 'batch ms', 'time × bare XState'], bigRows),
+    '',
     `- Per step: Switchboard / bare XState = ${times(sbStep)} (target ≤ 1.3×: ${verdict(sbStep <= 1.3)}); ` +
       `LangGraph / Switchboard = ${times(lgStep)} (target ≥ 10×: ${verdict(lgStep >= 10)})`,
-    `- ${r.concurrency.toLocaleString('en')} concurrent: Switchboard / bare XState = ${times(sbBatch)}; LangGraph / Switchboard = ${times(lgBatch)}; ` +
-      `peak RSS LangGraph / Switchboard = ${times(mem('langgraph', (s) => s.peakRss) / mem('switchboard', (s) => s.peakRss))}`,
+    `- ${r.concurrency.toLocaleString('en')} concurrent: Switchboard / bare XState = ${fixed(sbBatch, 2)}× (target ≤ 1.1×: ${verdict(sbBatch <= 1.1)}); ` +
+      `LangGraph / Switchboard = ${fixed(lgBatch, 1)}× (target ≥ 12×: ${verdict(lgBatch >= 12)}); ` +
+      `peak RSS Switchboard / bare XState = ${fixed(rssBatch, 2)}×, LangGraph / Switchboard = ${times(mem('langgraph', (s) => s.peakRss) / mem('switchboard', (s) => s.peakRss))}`,
+    `- ${r.bigConcurrency.toLocaleString('en')} concurrent: peak RSS Switchboard / bare XState = ${fixed(bigRss, 2)}× (target ≤ 1.1×: ${verdict(bigRss <= 1.1)})`,
     `- Typed state (a zod schema checked at every put) ÷ untyped state, per step: ${fixed(typedPaired, 3)}× ` +
       `(median of ${r.typed.pairs} back-to-back pairs of a ${r.typed.loopSteps.toLocaleString('en')}-step loop, quartiles ${fixed(quartile(0.25), 3)}–${fixed(quartile(0.75), 3)}; ` +
       `target ≤ 1.10×: ${verdict(typedPaired <= 1.1)}); ${times(perStep('switchboardTyped') / perStep('switchboard'))} from the separate medians of (a), ` +
@@ -136,7 +157,11 @@ compare ratios, not absolute times, across machines.
   is the largest used heap V8 reported before any GC during the batch (\`v8.GCProfiler\`) or at its end.
   An interval sampler of \`process.memoryUsage()\` was tried and never fired: each batch runs as one
   unbroken chain of microtasks, so timers wait until it is over. "+over baseline" subtracts the
-  value measured after warm-up and GC, just before the batch.
+  value measured after warm-up and GC, just before the batch. The baseline includes the code each
+  child imported: Switchboard's entry point loads every subsystem, about 40 MB more than XState alone.
+- (d) The same memory measurement with ${r.bigConcurrency.toLocaleString('en')} runs at once, for ${Object.keys(r.bigMemory).map((key) => r.names[key as ImplementationKey]).join(', ')}
+  (LangGraph.js would take minutes per child at this size). Its batch time is from the same child
+  processes (one per implementation at a time, with the GC profiler on), so it is a rougher ratio than (b).
 
 ## Results
 
