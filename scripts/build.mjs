@@ -27,3 +27,14 @@ function copyAssets(dir) {
 }
 for (const dir of ['src', 'machines', 'specialists']) copyAssets(join(root, dir));
 cpSync(join(root, 'web'), join(dist, 'web'), { recursive: true, filter: (file) => !/tsconfig\.json$|\.d\.ts$/.test(file) });
+
+// The customer-service understanding, trained once here by the compiled code from the shipped data,
+// so the compiled CLI does not train it at every start. Run without the "switchboard-source"
+// condition, so the compiled modules import the compiled library.
+const train = `
+  const { writeFileSync } = await import('node:fs');
+  const { defaultUnderstanding, TRAINED_UNDERSTANDING_FILE } = await import(${JSON.stringify(new URL('../dist/machines/customerService/understanding/defaultUnderstanding.js', import.meta.url).href)});
+  writeFileSync(TRAINED_UNDERSTANDING_FILE, JSON.stringify(defaultUnderstanding().toJSON()));`;
+const env = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(/--conditions=switchboard-source/g, '') };
+const trained = spawnSync(process.execPath, ['--input-type=module', '-e', train], { stdio: 'inherit', env });
+if (trained.status !== 0) process.exit(trained.status ?? 1);

@@ -113,3 +113,17 @@ describe('the customer-service graph', () => {
     expect(handed.waiting).toMatchObject({ nodeId: 'human_handoff', reason: 'the customer gave no order number after 2 asks' });
   });
 });
+
+describe('a trained understanding as JSON', () => {
+  it('answers every held-out message (route, entities, tasks, order intent) exactly as the understanding it was written from', () => {
+    const trained = MessageUnderstanding.train(loadDataset('train'));
+    const restored = MessageUnderstanding.fromJSON(JSON.parse(JSON.stringify(trained.toJSON())));
+    for (const m of loadDataset('heldout')) {
+      const clock = { now: Date.parse(m.now) };
+      expect(restored.understand(m.text, clock), m.id).toEqual(trained.understand(m.text, clock));
+      expect(restored.orderIntent(m.text, clock), m.id).toBe(trained.orderIntent(m.text, clock));
+    }
+    // Misspellings go through the restored vocabulary too.
+    expect(restored.understand('what is your retrun polcy?', OCT)).toEqual(trained.understand('what is your retrun polcy?', OCT));
+  });
+});

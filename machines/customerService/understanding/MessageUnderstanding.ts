@@ -3,7 +3,7 @@ import type { LabelledMessage, MessageEntities, TaskKind } from '../dataset/Labe
 import type { Route } from '../Classification.js';
 import { extractEntities } from './extractEntities.js';
 import { ORDER_INTENTS, orderIntentOf, type OrderIntent } from './orderIntentOf.js';
-import { SoftmaxClassifier } from './SoftmaxClassifier.js';
+import { SoftmaxClassifier, type SoftmaxClassifierData } from './SoftmaxClassifier.js';
 import { SpellingVocabulary } from './SpellingVocabulary.js';
 import { splitByOrder } from './splitByOrder.js';
 import { splitClauses, type Clause } from './splitClauses.js';
@@ -37,6 +37,14 @@ export interface UnderstandingSettings {
   clauseThreshold: number;
   /** Softmax temperature that calibrates the probabilities (default 0.7). */
   temperature: number;
+}
+
+/** A trained understanding as plain JSON (see {@link MessageUnderstanding.toJSON}). */
+export interface MessageUnderstandingData {
+  model: SoftmaxClassifierData<Route>;
+  intent: SoftmaxClassifierData<OrderIntent>;
+  vocabulary: Array<[string, number]>;
+  settings: UnderstandingSettings;
 }
 
 const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7 };
@@ -107,6 +115,16 @@ export class MessageUnderstanding {
     const { spans } = extractEntities(text, { now: options.now ?? Date.now() });
     const p = this.#intent.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t))));
     return p.refund >= p.status ? 'refund' : 'status';
+  }
+
+  /** What it learned, as plain JSON; {@link MessageUnderstanding.fromJSON} gives back an understanding that answers exactly the same. */
+  toJSON(): MessageUnderstandingData {
+    return { model: this.#model.toJSON(), intent: this.#intent.toJSON(), vocabulary: this.#spelling.counts(), settings: { ...this.#settings } };
+  }
+
+  /** An understanding from {@link MessageUnderstanding.toJSON}'s output, without training. */
+  static fromJSON(data: MessageUnderstandingData): MessageUnderstanding {
+    return new MessageUnderstanding(SoftmaxClassifier.fromJSON(data.model), SoftmaxClassifier.fromJSON(data.intent), SpellingVocabulary.fromCounts(data.vocabulary), { ...data.settings });
   }
 
   #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {

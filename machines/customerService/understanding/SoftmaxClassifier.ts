@@ -13,6 +13,16 @@ export interface SoftmaxTrainOptions {
   seed?: number;
 }
 
+/** A trained classifier as plain JSON (see {@link SoftmaxClassifier.toJSON}). */
+export interface SoftmaxClassifierData<L extends string> {
+  labels: L[];
+  /** Feature names in row order. */
+  features: string[];
+  weights: number[];
+  bias: number[];
+  temperature: number;
+}
+
 /** A small seeded PRNG (mulberry32). */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -100,6 +110,18 @@ export class SoftmaxClassifier<L extends string> {
       }
     }
     return new SoftmaxClassifier(labels, index, weights, bias);
+  }
+
+  /** The trained weights as plain JSON; {@link SoftmaxClassifier.fromJSON} gives back a classifier that predicts exactly the same. */
+  toJSON(): SoftmaxClassifierData<L> {
+    return { labels: [...this.labels], features: [...this.#index.keys()], weights: [...this.#weights], bias: [...this.#bias], temperature: this.temperature };
+  }
+
+  /** A classifier from {@link SoftmaxClassifier.toJSON}'s output. */
+  static fromJSON<L extends string>(data: SoftmaxClassifierData<L>): SoftmaxClassifier<L> {
+    const model = new SoftmaxClassifier(data.labels, new Map(data.features.map((name, row) => [name, row])), Float64Array.from(data.weights), Float64Array.from(data.bias));
+    model.temperature = data.temperature;
+    return model;
   }
 
   /** The probability of each label for these features. */

@@ -11,13 +11,31 @@ import MiniSearch from 'minisearch';
  */
 export class SpellingVocabulary {
   readonly #counts = new Map<string, number>();
-  readonly #index: MiniSearch<{ id: number; word: string }>;
+  #index: MiniSearch<{ id: number; word: string }>;
   readonly #cache = new Map<string, string>();
 
   constructor(texts: Iterable<readonly string[]>) {
     for (const tokens of texts) for (const t of tokens) this.#counts.set(t, (this.#counts.get(t) ?? 0) + 1);
-    this.#index = new MiniSearch({ fields: ['word'], storeFields: ['word'], tokenize: (s) => [s], processTerm: (t) => t });
-    this.#index.addAll([...this.#counts.keys()].map((word, id) => ({ id, word })));
+    this.#index = SpellingVocabulary.#indexOf(this.#counts);
+  }
+
+  /** The vocabulary's words with how often each was seen (what {@link SpellingVocabulary.fromCounts} takes back). */
+  counts(): Array<[string, number]> {
+    return [...this.#counts];
+  }
+
+  /** A vocabulary from {@link SpellingVocabulary.counts}. */
+  static fromCounts(counts: ReadonlyArray<readonly [string, number]>): SpellingVocabulary {
+    const vocabulary = new SpellingVocabulary([]);
+    for (const [word, count] of counts) vocabulary.#counts.set(word, count);
+    vocabulary.#index = SpellingVocabulary.#indexOf(vocabulary.#counts);
+    return vocabulary;
+  }
+
+  static #indexOf(counts: Map<string, number>): MiniSearch<{ id: number; word: string }> {
+    const index = new MiniSearch<{ id: number; word: string }>({ fields: ['word'], storeFields: ['word'], tokenize: (s) => [s], processTerm: (t) => t });
+    index.addAll([...counts.keys()].map((word, id) => ({ id, word })));
+    return index;
   }
 
   /** Whether the word was seen. */

@@ -1,0 +1,134 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The package as a user gets it: `npm pack` (which builds dist/ through `prepare`), installed into
+// an empty folder, used from plain Node and from a type-checked TypeScript consumer. The install is
+// offline: the package's dependencies are linked from this checkout's node_modules, and npm resolves
+// the tarball against them.
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string> };
+
+let dir: string;
+let consumer: string;
+let files: string[];
+/** A plain environment: no source condition (the tests' NODE_OPTIONS), no keys. */
+const env = { ...process.env, NODE_OPTIONS: '', OPENAI_API_KEY: '', SWITCHBOARD_DATABASE_URL: '' };
+
+/** Runs `node args` in the consumer folder; resolves with its output. */
+const node = (args: string[], extra: Record<string, string> = {}) => run(process.execPath, args, { cwd: consumer, env: { ...env, ...extra }, maxBuffer: 16 * 1024 * 1024 });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'switchboard-pack-'));
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  files = info!.files.map((f) => f.path);
+  consumer = join(dir, 'consumer');
+  mkdirSync(join(consumer, 'node_modules'), { recursive: true });
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  const link = (dep: string) => {
+    mkdirSync(dirname(join(consumer, 'node_modules', dep)), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', dep), join(consumer, 'node_modules', dep));
+  };
+  Object.keys(manifest.dependencies).forEach(link);
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', join(dir, info!.filename)], { cwd: consumer, env });
+  // What the TypeScript consumer compiles with (npm removes links it does not need, so they come after).
+  ['typescript', '@types/node'].forEach(link);
+}, 900_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('ships compiled JS with declarations and source maps for both entries, and the bin', () => {
+    for (const entry of ['dist/src/index', 'dist/src/testing/index']) {
+      for (const ext of ['.js', '.js.map', '.d.ts', '.d.ts.map']) expect(files).toContain(`${entry}${ext}`);
+    }
+    expect(files).toContain('bin/switchboard.js');
+    expect(files).toContain('dist/machines/index.js');
+    expect(files).toContain('dist/specialists/report/salesReportServerMain.js');
+    expect(files).toContain('dist/web/index.html');
+    expect(files.some((f) => f.startsWith('test/') || f.startsWith('bench/'))).toBe(false);
+  });
+
+  it('runs a graph from plain Node ESM, with the testing entry', async () => {
+    const script = `
+      const { StateGraph, END } = await import('switchboard');
+      const { ScriptedModel } = await import('switchboard/testing');
+      const graph = new StateGraph({ name: 'packed', maxSteps: 5 })
+        .addNode('greet', (_ctx, request) => 'hello ' + String(request.input))
+        .addNode('shout', (_ctx, request) => String(request.input).toUpperCase())
+        .start('greet').addEdge('greet', 'shout').addEdge('shout', END);
+      const run = await graph.run('packed world');
+      console.log(JSON.stringify({ status: run.status, path: run.path, out: run.outputText, scripted: typeof ScriptedModel }));`;
+    const { stdout } = await node(['--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function' });
+    const resolved = await node(['--input-type=module', '-e', "console.log(import.meta.resolve('switchboard'))"]);
+    expect(resolved.stdout.trim()).toMatch(/node_modules\/switchboard\/dist\/src\/index\.js$/);
+  });
+
+  it('type-checks a TypeScript consumer against the shipped declarations, and catches a wrong use', async () => {
+    const tsc = join(consumer, 'node_modules', 'typescript', 'bin', 'tsc');
+    const options = { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
+    writeFileSync(
+      join(consumer, 'good.ts'),
+      `import { StateGraph, type WorkflowRun } from 'switchboard';
+import { ScriptedModel } from 'switchboard/testing';
+const graph = new StateGraph({ name: 'typed' }).addNode('a', () => 'done').start('a');
+const run: WorkflowRun = await graph.run('x');
+const text: string | null = run.outputText;
+const model = new ScriptedModel([{ text: 'hi' }]);
+export { text, model };
+`,
+    );
+    writeFileSync(join(consumer, 'bad.ts'), `import { StateGraph } from 'switchboard';\nconst steps: string = new StateGraph({ name: 'typed' }).addNode('a', () => 'done');\nexport { steps };\n`);
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['good.ts'] }));
+    writeFileSync(join(consumer, 'tsconfig.bad.json'), JSON.stringify({ compilerOptions: options, files: ['bad.ts'] }));
+    const [good, bad] = await Promise.all([node([tsc, '-p', 'tsconfig.json']).catch((e: { stdout: string }) => e), node([tsc, '-p', 'tsconfig.bad.json']).catch((e: { stdout: string }) => e)]);
+    expect(good.stdout).toBe('');
+    expect(bad.stdout).toMatch(/bad\.ts\(2,7\): error TS2322: Type 'StateGraph<.*>' is not assignable to type 'string'/);
+  }, 600_000);
+
+  it('runs the installed CLI from compiled JS, importing only what the command needs', async () => {
+    // Records every module the process loads (ES modules, and CommonJS ones imported from them).
+    writeFileSync(
+      join(dir, 'loadHooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(process.env.LOADS_FILE, url + '\\n');
+  return next(url, context);
+}
+`,
+    );
+    const hook = join(dir, 'logLoads.mjs');
+    writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'loadHooks.mjs')).href)});\n`);
+    const bin = join(consumer, 'node_modules', '.bin', 'switchboard');
+    const loads = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n');
+
+    const version = await node(['--import', hook, bin, '--version'], { LOADS_FILE: join(dir, 'version.loads') });
+    expect(version.stdout.trim()).toBe(manifest.version);
+    const versionLoads = loads('version.loads');
+    expect(versionLoads.filter((u) => /\/(xstate|zod|openai|better-sqlite3|tsx|hono)\//.test(u))).toEqual([]);
+    expect(versionLoads.filter((u) => u.endsWith('.ts'))).toEqual([]);
+
+    const db = join(dir, 'runs.db');
+    const hello = await node(['--import', hook, bin, '--db', db, 'run', 'hello', '--json'], { LOADS_FILE: join(dir, 'run.loads') });
+    expect(JSON.parse(hello.stdout)).toMatchObject({ status: 'completed', path: ['ingest', 'classify', 'draft', 'review', 'finish'] });
+    const runLoads = loads('run.loads');
+    expect(runLoads.filter((u) => u.endsWith('.ts') || /\/(tsx|@modelcontextprotocol|@statelyai)\//.test(u))).toEqual([]);
+    expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);
+
+    // The report server is spawned from the compiled module (no TypeScript of the specialists ships).
+    const report = await node([bin, '--db', db, 'run', 'Query the September 2026 sales report and tell me revenue and order volume.', '--json']);
+    const reportRun = JSON.parse(report.stdout) as { status: string; path: string[]; outputText: string };
+    expect(reportRun.path).toContain('report_mcp');
+    expect(reportRun.outputText).toContain('1,286,000');
+  }, 600_000);
+});
