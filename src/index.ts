@@ -72,6 +72,10 @@ export { HumanGate, type HumanGateOptions } from './workflow/HumanGate.js';
 export { convene, type Judge, type JudgeScore, type Jury, type JuryFinding } from './workflow/jury.js';
 /** Model-backed steps and judges: one chat call, an Agent as a step, a rubric-scoring judge. */
 export { chatStep, agentStep, llmJudge } from './workflow/modelSteps.js';
+/** Checks, without running anything, that each typed step's output fits the next typed step's input. */
+export { assertTypeCompatible } from './workflow/assertTypeCompatible.js';
+/** A typed step's output does not fit the next typed step's input. */
+export { TypeIncompatibleError } from './workflow/TypeIncompatibleError.js';
 /** The id that ends a graph. */
 export { END } from './graph/END.js';
 /** Serializes a persisted snapshot, naming the key that is not JSON. */

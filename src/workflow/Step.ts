@@ -16,7 +16,8 @@ export interface Step<I = unknown, O = unknown> {
   readonly name: string;
   execute(ctx: AgentContext, input: I): O | Promise<O>;
   updateContext?(ctx: AgentContext, output: O): AgentContext;
-  readonly input?: ZodType<I>;
+  /** The input schema (typed loosely so a step that accepts anything fits after any step; `execute` carries `I`). */
+  readonly input?: ZodType;
   readonly output?: ZodType<O>;
   readonly kind?: StepKind;
 }

@@ -10,7 +10,11 @@ import type { ErrorHandler, ErrorMatcher, FlowPredicate, WorkflowBlock } from '.
 import { compileWorkflow, type CompiledWorkflow } from './compileWorkflow.js';
 import type { WorkflowGraph } from './WorkflowGraph.js';
 import { workflowMachine } from './workflowMachine.js';
-import { runWorkflow, streamWorkflow, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
+import { runWorkflow, streamWorkflow, toWorkflowResult, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
+import { resumeRun } from '../graph/durable/resumeRun.js';
+import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
+import type { RunStore } from '../persistence/RunStore.js';
+import type { PersonReply } from './personRouter.js';
 import { RUN_CHILD, runSubWorkflow, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShortcut, type SupervisorShortcut } from './WorkflowShortcuts.js';
 
@@ -167,7 +171,16 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O> {
 
   /** Runs the workflow to its end (or a wait) and resolves with the result; failures are in `status` and `error`. */
   run(input: I, options: WorkflowRunOptions = {}): Promise<WorkflowResult<O>> {
-    return runWorkflow(this.name, this.toMachine(), input, options) as Promise<WorkflowResult<O>>;
+    return runWorkflow(this.#compile(), this.toMachine(), input, options) as Promise<WorkflowResult<O>>;
+  }
+
+  /**
+   * Continues a run that waits for a person (a gate's decision: `{ decision: 'PASS' | 'FAIL' |
+   * 'TIMEOUT', text? }`), or, with no reply, a stored run that was interrupted. With `store`, in any
+   * process; without, in the process that started it.
+   */
+  async resume(runId: string, reply?: PersonReply, options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {}): Promise<WorkflowResult<O>> {
+    return toWorkflowResult<O>(await resumeRun(this.toMachine(), runId, reply === undefined ? undefined : { reply }, options), this.#compile());
   }
 
   /** Runs the workflow and yields its events; the last one is `run.completed`. */
@@ -201,7 +214,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O> {
 }
 
 /** The outputs of `gather(s1, s2, …)`, in order. */
-export type GatherOutputs<S extends readonly unknown[]> = { -readonly [K in keyof S]: S[K] extends Step<never, infer R> ? R : never };
+export type GatherOutputs<S extends readonly unknown[]> = { -readonly [K in keyof S]: S[K] extends Step<infer _I, infer R> ? R : never };
 
 function checkStep<S extends Step>(step: S, workflow: string): S {
   if (step === null || typeof step !== 'object' || typeof step.execute !== 'function') {

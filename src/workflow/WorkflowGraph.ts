@@ -15,6 +15,8 @@ export interface WorkflowGraphNode {
   kind?: 'agent' | 'deterministic';
   /** For `step` nodes: whether the step declares an input / output schema. */
   typed?: { input: boolean; output: boolean };
+  /** For typed `step` nodes: the JSON Schemas of the declared input / output (what `assertTypeCompatible` compares). */
+  schemas?: { input?: Record<string, unknown>; output?: Record<string, unknown> };
   /** For a step that is a built workflow: its own graph. */
   subWorkflow?: string;
 }

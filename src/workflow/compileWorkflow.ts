@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import type { ModelClient } from '../model/ModelClient.js';
 import type { AgentContext } from './AgentContext.js';
@@ -76,6 +77,8 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
       kind: step.kind ?? 'deterministic',
       typed: { input: step.input !== undefined, output: step.output !== undefined },
     };
+    const schemas = schemasOf(step);
+    if (schemas !== null) node.schemas = schemas;
     if (isWorkflowStep(step)) {
       node.subWorkflow = step.name;
       subWorkflows.set(node.id, step);
@@ -208,18 +211,21 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
       if (decision === 'FAIL') connect(piece.exits.map((e) => ({ ...e, condition: 'back-edge' })), at);
       else exits.push(...piece.exits);
     };
-    arm('PASS', block.onPass);
-    arm('FAIL', block.onFail);
+    // A person's gate only waits; a judging gate routes each decision (ESCALATE to a person when there is no onEscalate).
+    const human = block.gate.waitsForPerson !== undefined;
+    if (!human) {
+      arm('PASS', block.onPass);
+      arm('FAIL', block.onFail);
+      if (block.onEscalate !== null) arm('ESCALATE', block.onEscalate);
+      arm('TIMEOUT', block.onTimeout);
+    }
     if (person !== null) {
       add({ id: person, type: 'gate', label: `${gateName}: a person decides` }, { type: 'person', gate: at, timeoutMs: block.gate.waitsForPerson?.timeoutMs ?? null });
       edge(at, person, 'gate', 'WAIT');
-      arm('PASS', block.onPass === null ? null : block.onPass, person);
+      arm('PASS', block.onPass, person);
       exits.push({ from: person, condition: 'gate', label: 'FAIL' });
-      arm('ESCALATE', block.onEscalate, person);
       arm('TIMEOUT', block.onTimeout, person);
     }
-    arm('ESCALATE', block.onEscalate);
-    arm('TIMEOUT', block.onTimeout);
     return { entry: at, exits };
   };
 
@@ -232,6 +238,23 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
 
 /** The finish node's step: passes the last value through. */
 const FINISH: Step = Object.freeze({ name: 'finish', execute: (_ctx: AgentContext, input: unknown) => input });
+
+/** The JSON Schemas of a step's declared input and output (null for an untyped step). */
+function schemasOf(step: Step): WorkflowGraphNode['schemas'] | null {
+  if (step.input === undefined && step.output === undefined) return null;
+  const json = (schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> => {
+    try {
+      const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+      return rest;
+    } catch {
+      return {};
+    }
+  };
+  const out: NonNullable<WorkflowGraphNode['schemas']> = {};
+  if (step.input !== undefined) out.input = json(step.input as z.ZodType, 'input');
+  if (step.output !== undefined) out.output = json(step.output as z.ZodType, 'output');
+  return out;
+}
 
 /** True for a built workflow used as a step. */
 function isWorkflowStep(step: Step): boolean {

@@ -28,6 +28,7 @@ export function personRouter(rt: Extract<NodeRuntime, { type: 'person' }>, now: 
     const decision = late ? 'TIMEOUT' : (reply?.decision ?? 'FAIL');
     const verdict: JudgeVerdict = { decision, score: null, reasons: late ? [`no decision before the deadline (${new Date(deadline).toISOString()})`] : reply?.text === undefined ? [] : [reply.text] };
     ctx.put(AgentContext.JUDGE_VERDICT.name, verdict);
-    return decision;
+    // FAIL takes the person's default edge (the workflow goes on with the verdict recorded).
+    return decision === 'FAIL' ? null : decision;
   };
 }

@@ -7,7 +7,8 @@ import type { RunStatus, WorkflowRun } from '../graph/WorkflowRun.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { AgentContext } from './AgentContext.js';
 import { contextFromState } from './executeStep.js';
-import { toMachineInput } from './workflowMachine.js';
+import { stepPath, toMachineInput } from './workflowMachine.js';
+import type { CompiledWorkflow } from './compileWorkflow.js';
 
 /** Run options of a workflow: a graph's (`store`, `signal`, `recorders`, `inspect`, …) plus its initial context and loop fuse. */
 export interface WorkflowRunOptions extends Omit<RunOptions, 'state'> {
@@ -44,13 +45,13 @@ function engineOptions(name: string, input: unknown, options: WorkflowRunOptions
 }
 
 /** A graph run of a workflow's machine as the workflow's result. */
-export function toWorkflowResult<O>(run: WorkflowRun): WorkflowResult<O> {
+export function toWorkflowResult<O>(run: WorkflowRun, compiled: CompiledWorkflow): WorkflowResult<O> {
   const result: WorkflowResult<O> = {
     runId: run.runId,
     status: run.status as WorkflowStatus,
     output: (run.result?.handoff ?? null) as O,
     context: contextFromState(run.state),
-    path: run.path,
+    path: stepPath(compiled, run.path),
     steps: run.steps,
   };
   if (run.error !== undefined) result.error = run.error;
@@ -59,9 +60,9 @@ export function toWorkflowResult<O>(run: WorkflowRun): WorkflowResult<O> {
 }
 
 /** Runs a workflow's machine on the engine's run runtime (in memory, or stored with `options.store`). */
-export async function runWorkflow(name: string, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): Promise<WorkflowResult> {
-  const { request, options: engine } = engineOptions(name, input, options);
-  return toWorkflowResult(await startRun(machine, request, engine, false));
+export async function runWorkflow(compiled: CompiledWorkflow, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): Promise<WorkflowResult> {
+  const { request, options: engine } = engineOptions(compiled.graph.name, input, options);
+  return toWorkflowResult(await startRun(machine, request, engine, false), compiled);
 }
 
 /** Streams a workflow's run: the engine's events; the last one is `run.completed`. */

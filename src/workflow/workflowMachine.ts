@@ -154,8 +154,11 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     const out = graph.edges.filter((e) => e.from === from);
     const rt = runtime.get(id)!;
     // A step's way on: its unconditional edge, or the back-edge that closes a loop or a gate's retry.
-    const isDefault = (e: (typeof out)[number]) => e.condition === 'unconditional' || (e.condition === 'back-edge' && rt.type === 'step');
-    const routeMap: Record<string, string> = { [END_ROUTE]: END };
+    // A person's FAIL goes on like an unconditional edge (their router answers nothing for it).
+    const isDefault = (e: (typeof out)[number]) =>
+      e.condition === 'unconditional' || (e.condition === 'back-edge' && rt.type === 'step') || (rt.type === 'person' && e.label === 'FAIL');
+    // Only steps (abort, terminate) and loop nodes (the fuse) can end a run early.
+    const routeMap: Record<string, string> = rt.type === 'step' || rt.type === 'loop-entry' || rt.type === 'loop-check' ? { [END_ROUTE]: END } : {};
     for (const e of out) if (!isDefault(e)) routeMap[e.label ?? e.condition] = e.to;
     def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : routeOf, routeMap }]);
     const next = out.find(isDefault);
