@@ -1,29 +1,45 @@
 /**
- * Durable runs: the per-step cost of a run checkpointed to SQLite after every node against the
- * same graph in memory (measured side by side, interleaved), and the bytes stored per step for a
- * 1,000-step loop whose state holds a 10 KB value. Prints the table and writes its section of
+ * Durable runs, side by side in one process: the per-step cost of a run stored in SQLite (and in
+ * PostgreSQL when SWITCHBOARD_DATABASE_URL is set) against the same graph in memory — a 2-node loop,
+ * the same loop with a 10 KB value in its state, and the loop at 4,000 steps — as paired ratios
+ * (each pair runs both back to back, alternating the order; the median ratio is reported); the
+ * bytes written per step (every write(2) of the process during a run, WAL included) and stored per
+ * step; and the first-token overhead of a durable streamed run over the raw `openai` stream against
+ * the same local OpenAI-compatible server. Prints the tables and writes its section of
  * bench/RESULTS.md.
  *
- *   npm run bench:durable
+ *   npm run bench:durable          (also run by `npm run bench`)
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteRunStore, StateGraph, type WorkflowContext } from '../src/index.js';
-import { collectGarbage, median } from './measure.js';
+import OpenAI from 'openai';
+import { Agent, AgentNode, OpenAIChatModel, PostgresRunStore, SqliteRunStore, StateGraph, type RunStore, type WorkflowContext } from '../src/index.js';
+import { startFakeOpenAIServer } from '../src/testing/index.js';
+import { collectGarbage, median, pairedRatios, timeOnce } from './measure.js';
 import { writeResultsSection } from './resultsSection.js';
 
-const STEPS = 1_000;
-const ROUNDS = 7;
+const PAIRS = Number(process.env.SWITCHBOARD_BENCH_PAIRS ?? 9);
 const BIG = 'x'.repeat(10_000);
 
-function loop(withBigValue: boolean): StateGraph {
+interface Case {
+  label: string;
+  steps: number;
+  big: boolean;
+}
+const CASES: Case[] = [
+  { label: '2-node loop, 1,000 steps', steps: 1_000, big: false },
+  { label: 'same, 10 KB value in state', steps: 1_000, big: true },
+  { label: '2-node loop, 4,000 steps', steps: 4_000, big: false },
+];
+
+function loop(c: Case): StateGraph {
   const step = (ctx: WorkflowContext) => {
-    if (withBigValue && ctx.get('big') === undefined) ctx.put('big', BIG);
+    if (c.big && ctx.get('big') === undefined) ctx.put('big', BIG);
     ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
     return null;
   };
-  return new StateGraph({ name: withBigValue ? 'loop-10kb' : 'loop', maxSteps: STEPS })
+  return new StateGraph({ name: `loop-${c.steps}-${c.big ? 'big' : 'small'}`, maxSteps: c.steps })
     .addNode('a', step)
     .addNode('b', step)
     .start('a')
@@ -31,56 +47,133 @@ function loop(withBigValue: boolean): StateGraph {
     .addEdge('b', 'a');
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'sb-bench-durable-'));
-const file = join(dir, 'runs.db');
-const store = new SqliteRunStore({ file });
-const graph = loop(false);
-
-const perStep: Record<'memory' | 'sqlite', number[]> = { memory: [], sqlite: [] };
-const kinds = ['memory', 'sqlite'] as const;
-for (let round = 0; round <= ROUNDS; round++) {
-  for (const kind of round % 2 === 0 ? kinds : [...kinds].reverse()) {
-    collectGarbage();
-    const started = process.hrtime.bigint();
-    const run = await graph.run('go', kind === 'sqlite' ? { store } : {});
-    const us = Number(process.hrtime.bigint() - started) / 1e3 / STEPS;
-    if (run.steps !== STEPS) throw new Error(`${kind} run made ${run.steps} steps`);
-    if (round > 0) perStep[kind].push(us); // round 0 warms up
+/** Bytes this process handed to write(2) so far (Linux), or null elsewhere. */
+function writtenBytes(): number | null {
+  try {
+    const match = /^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'));
+    return match === null ? null : Number(match[1]);
+  } catch {
+    return null;
   }
 }
 
-const big = await loop(true).run('go', { store });
-const size = await store.sizeOf(big.runId);
-const stored = size.snapshotBytes + size.eventBytes + size.journalBytes;
-const fullStateEveryStep = STEPS * (BIG.length + 200);
-await store.close();
-const dbBytes = ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+const dir = mkdtempSync(join(tmpdir(), 'sb-bench-durable-'));
+const stores: Array<{ name: string; store: RunStore }> = [{ name: 'SQLite', store: new SqliteRunStore({ file: join(dir, 'runs.db') }) }];
+const pgUrl = process.env.SWITCHBOARD_DATABASE_URL;
+if (pgUrl !== undefined && pgUrl !== '') stores.push({ name: 'PostgreSQL', store: new PostgresRunStore({ url: pgUrl, schema: `bench_${process.pid}` }) });
+
+const rows: string[] = [];
+const load = loadavg()[0]!.toFixed(1);
+for (const c of CASES) {
+  const graph = loop(c);
+  const memory = () => graph.run('go');
+  for (const { store } of stores) await graph.run('go', { store }); // warm-up
+  await memory();
+  for (const { name, store } of stores) {
+    const durable = () => graph.run('go', { store });
+    const ratios = await pairedRatios(memory, durable, PAIRS);
+    const mem: number[] = [];
+    const sql: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      mem.push((await timeOnce(memory)) * 1000 / c.steps);
+      sql.push((await timeOnce(durable)) * 1000 / c.steps);
+    }
+    // Bytes written and stored by one run.
+    collectGarbage();
+    const before = writtenBytes();
+    const run = await durable();
+    const after = writtenBytes();
+    if (run.steps !== c.steps) throw new Error(`${name} run of ${c.label} made ${run.steps} steps`);
+    const size = await store.sizeOf(run.runId);
+    const stored = size.snapshotBytes + size.eventBytes + size.journalBytes;
+    const written = before === null || after === null || name !== 'SQLite' ? '—' : `${((after - before) / c.steps).toFixed(0)} B`;
+    rows.push(
+      `| ${c.label} | ${name} | ${median(mem).toFixed(1)} | ${median(sql).toFixed(1)} | **${median(ratios).toFixed(2)}×** | ${written} | ${(stored / c.steps).toFixed(0)} B |`,
+    );
+    console.log(rows.at(-1));
+  }
+}
+
+// First token: the raw openai stream against a durable streamed run, same server, same answer.
+const TOKENS = Array.from({ length: 200 }, (_, i) => `tok${i}`).join(' ');
+const server = await startFakeOpenAIServer();
+server.enqueue({ text: TOKENS, repeat: 1_000_000 });
+const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'bench', maxRetries: 0 });
+const agent = new Agent({ name: 'writer', instructions: 'Write.', model: new OpenAIChatModel({ model: 'bench', client }) });
+const streamed = new StateGraph({ name: 'first-token' }).addNode('write', new AgentNode(agent)).start('write');
+const sqlite = stores[0]!.store;
+
+async function rawFirstToken(): Promise<number> {
+  const started = process.hrtime.bigint();
+  let first = 0;
+  const stream = await client.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: 'go' }], stream: true });
+  for await (const chunk of stream) if (first === 0 && (chunk.choices[0]?.delta?.content ?? '') !== '') first = Number(process.hrtime.bigint() - started) / 1e6;
+  return first;
+}
+async function runFirstToken(store: RunStore | undefined): Promise<number> {
+  const started = process.hrtime.bigint();
+  let first = 0;
+  for await (const event of streamed.stream('go', store === undefined ? {} : { store })) {
+    if (first === 0 && event.type === 'model.delta') first = Number(process.hrtime.bigint() - started) / 1e6;
+  }
+  return first;
+}
+for (let i = 0; i < 5; i++) {
+  await rawFirstToken();
+  await runFirstToken(sqlite);
+  await runFirstToken(undefined);
+}
+const firsts = { raw: [] as number[], memory: [] as number[], sqlite: [] as number[], overhead: [] as number[] };
+for (let i = 0; i < 31; i++) {
+  collectGarbage();
+  const raw = await rawFirstToken();
+  const durable = await runFirstToken(sqlite);
+  const mem = await runFirstToken(undefined);
+  firsts.raw.push(raw);
+  firsts.sqlite.push(durable);
+  firsts.memory.push(mem);
+  firsts.overhead.push(durable - raw);
+}
+const deltaRows = await (async () => {
+  let runId = '';
+  let output: string | null = null;
+  for await (const event of streamed.stream('go', { store: sqlite })) {
+    runId = event.runId;
+    if (event.type === 'run.completed') output = (event as unknown as { run: { outputText: string | null } }).run.outputText;
+  }
+  const events = await sqlite.listEvents(runId);
+  return { deltas: events.filter((e) => e.type === 'model.delta').length, events: events.length, output: output === TOKENS };
+})();
+await server.close();
+for (const { store } of stores) await store.close();
 rmSync(dir, { recursive: true, force: true });
 
-const mem = median(perStep.memory);
-const sql = median(perStep.sqlite);
-const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-const table = `| Run of a 2-node loop, ${STEPS.toLocaleString('en')} steps | µs/step (median of ${ROUNDS}) | × in memory |
-|---|---|---|
-| in memory | ${mem.toFixed(1)} | 1.00× |
-| SQLite, checkpoint after every node | ${sql.toFixed(1)} | ${(sql / mem).toFixed(2)}× |
-
-| ${STEPS.toLocaleString('en')}-step loop holding a 10 KB value | bytes |
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+const stepTable = `| Run | store | µs/step in memory | µs/step durable | durable ÷ memory (median of ${PAIRS} paired ratios) | bytes written per step (write(2), WAL included) | bytes stored per step |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}`;
+const tokenTable = `| First token of a 200-token streamed answer (local OpenAI-compatible server, median of 31) | time |
 |---|---|
-| latest snapshot (the one row kept per run) | ${kb(size.snapshotBytes)} |
-| event log, all steps | ${kb(size.eventBytes)} (${(size.eventBytes / STEPS).toFixed(0)} B per step) |
-| total stored for the run | ${kb(stored)} (${(stored / STEPS).toFixed(0)} B per step) |
-| database file incl. WAL (both benchmark runs) | ${kb(dbBytes)} |
-| a full-state checkpoint per step would store at least | ${kb(fullStateEveryStep)} (${(fullStateEveryStep / stored).toFixed(0)}× more) |`;
+| raw \`openai\` stream (\`chat.completions.create({ stream: true })\`) | ${ms(median(firsts.raw))} |
+| \`graph.stream()\` in memory (one agent node) | ${ms(median(firsts.memory))} |
+| \`graph.stream()\` stored in SQLite | ${ms(median(firsts.sqlite))} |
+| **durable overhead over the raw stream** (median of paired differences) | **${ms(median(firsts.overhead))}** |
+| \`model.delta\` events stored for the run (of ${deltaRows.events} events; answer kept: ${deltaRows.output}) | ${deltaRows.deltas} |`;
 
-console.log(table);
+console.log(stepTable);
+console.log(tokenTable);
 writeResultsSection(
   'durable',
   `## Durable runs (bench/durable.bench.ts)
 
-Measured ${new Date().toISOString()} on Node ${process.version}. The stored run keeps one row with the latest
-snapshot (overwritten at every checkpoint) and appends each step's events with its state delta, so the
-bytes stored per step follow the delta, not the size of the state.
+Measured ${new Date().toISOString()} on Node ${process.version}, load average ${load} at the start (a shared
+2-core machine). A durable step appends a step record (what changed in the persisted snapshot)
+and its events; records are committed in groups (once per event-loop turn, at most 64 per commit);
+a full snapshot is written at waits, at the end, and once the records since the last one are as
+large as it was (at least 64 KiB, at most 1,024 records); recovery rebuilds the latest snapshot
+from the last one plus the records. Token deltas are live only.
 
-${table}`,
+${stepTable}
+
+${tokenTable}`,
 );

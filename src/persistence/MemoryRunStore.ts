@@ -60,9 +60,7 @@ export class MemoryRunStore implements RunStore {
   readonly #limit: number;
 
   /** The most bytes one stored value may take. */
-  get maxValueBytes(): number {
-    return this.#limit;
-  }
+  readonly maxValueBytes: number;
 
   constructor(options: MemoryRunStoreOptions = {}) {
     const max = options.maxFinishedRuns ?? Number.POSITIVE_INFINITY;
@@ -72,6 +70,7 @@ export class MemoryRunStore implements RunStore {
     this.#now = options.now ?? Date.now;
     this.#maxFinished = max;
     this.#limit = checkValueLimit('MemoryRunStore', options.maxValueBytes);
+    this.maxValueBytes = this.#limit;
   }
 
   async insertRun(run: NewRun): Promise<RunRecord> {

@@ -56,6 +56,7 @@ export class PostgresRunStore implements RunStore {
     this.#schema = schema;
     this.#now = options.now ?? Date.now;
     this.#limit = checkValueLimit('PostgresRunStore', options.maxValueBytes);
+    this.maxValueBytes = this.#limit;
     this.#pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     this.#pool.on('error', () => {});
@@ -66,9 +67,7 @@ export class PostgresRunStore implements RunStore {
   readonly url: string;
 
   /** The most bytes one stored value may take. */
-  get maxValueBytes(): number {
-    return this.#limit;
-  }
+  readonly maxValueBytes: number;
 
   async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
     this.#ready ??= this.#migrate();

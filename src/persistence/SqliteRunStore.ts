@@ -39,14 +39,13 @@ export class SqliteRunStore implements RunStore {
   readonly #limit: number;
 
   /** The most bytes one stored value may take. */
-  get maxValueBytes(): number {
-    return this.#limit;
-  }
+  readonly maxValueBytes: number;
 
   constructor(options: SqliteRunStoreOptions = {}) {
     this.file = options.file === undefined ? defaultSqliteFile() : resolve(options.file);
     this.#now = options.now ?? Date.now;
     this.#limit = checkValueLimit('SqliteRunStore', options.maxValueBytes);
+    this.maxValueBytes = this.#limit;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
       this.#db = new Database(this.file);

@@ -1,12 +1,25 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
+import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
+import { encodeStep } from './encodeStep.js';
+import { persistedSnapshot } from './persistedSnapshot.js';
 import { toStoredEvent } from './toStoredEvent.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
+
+/** Step records written in one commit at most (a run whose nodes never yield still commits this often). */
+export const GROUP_STEPS = 64;
+/** A full snapshot is written after this many step records at the latest (bounds the work of a recovery). */
+export const SNAPSHOT_EVERY_STEPS = 1024;
+/** ...or once the step records since the last snapshot hold as many bytes as it did (at least this many). */
+export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
+
+/** Events that are live only: a stream's token deltas (the stored run keeps the model's response). */
+const LIVE_ONLY = new Set(['model.delta']);
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -18,19 +31,31 @@ export interface CheckpointerOptions {
   onFenced: (current: RunRecord | null) => void;
   /** Called once when a write fails (a value too large or not JSON, a store that is down): the run should stop. */
   onFailed?: (error: unknown) => void;
+  /**
+   * The persisted snapshot the run's row holds (as {@link persistedSnapshot} took it), so the first
+   * checkpoint can be a step record; without it the first checkpoint is a full snapshot.
+   */
+  base?: { snapshot: Record<string, unknown>; bytes: number };
 }
 
 /**
- * Writes a run's progress to its store: after every macrostep the persisted snapshot and the events
- * emitted since the last write go in one compare-and-set transaction. It is the run store's event
- * log as a {@link TraceRecorder}: it gets the same redacted events as every other recorder. Writes are chained in order;
- * nodes wait on {@link barrier} so a step's checkpoint is durable before the next node starts. While
- * the run lives it renews its lease.
+ * Writes a run's progress to its store, following the delta: each macrostep becomes a step record
+ * (what changed in the persisted snapshot), and the records go in one compare-and-set transaction
+ * with the events emitted meanwhile, once per event-loop turn or every {@link GROUP_STEPS} records
+ * (group commit). A full snapshot is written at a wait, at the end, when the first checkpoint of a
+ * resumed leg is taken, and once the step records since the last one are as large as it was (or
+ * {@link SNAPSHOT_EVERY_STEPS} of them): the store rebuilds the latest snapshot from the last one
+ * plus the records. Nodes do not wait for step records, only for a full snapshot being written
+ * ({@link barrier}); a crash loses at most the uncommitted steps, which recovery runs again (side
+ * effects are journaled, and a wait is always committed before the run reports it). It is the run
+ * store's event log as a {@link TraceRecorder}: it gets the same redacted events as every other
+ * recorder, except live-only token deltas. While the run lives it renews its lease.
  */
 export class Checkpointer implements TraceRecorder {
   readonly #store: RunStore;
   readonly #options: CheckpointerOptions;
   readonly #runId: string;
+  readonly #limit: number;
   #version: number;
   #events: StoredEvent[] = [];
   #lastSeq: number;
@@ -40,6 +65,18 @@ export class Checkpointer implements TraceRecorder {
   /** The run was cancelled by someone else: only events are still written. */
   #eventsOnly = false;
   #timer: NodeJS.Timeout;
+  /** The persisted snapshot the next step record is taken against, and the status last written. */
+  #base: Record<string, unknown> | null;
+  #status: StoredRunStatus;
+  /** Step records not yet queued for a commit. */
+  #steps: string[] = [];
+  #flushQueued = false;
+  /** Bytes of the last full snapshot, and the step records (count, bytes) written since. */
+  #snapshotBytes: number;
+  #logSteps = 0;
+  #logBytes = 0;
+  /** Full snapshots queued and not yet written: nodes wait for these. */
+  #snapshotsInFlight = 0;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
     this.#store = store;
@@ -47,6 +84,10 @@ export class Checkpointer implements TraceRecorder {
     this.#runId = record.runId;
     this.#version = record.version;
     this.#lastSeq = record.lastSeq;
+    this.#status = record.status;
+    this.#limit = store.maxValueBytes ?? MAX_STORED_BYTES;
+    this.#base = store.appendSteps === undefined ? null : (options.base?.snapshot ?? null);
+    this.#snapshotBytes = options.base?.bytes ?? 0;
     this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.#timer.unref();
   }
@@ -63,30 +104,72 @@ export class Checkpointer implements TraceRecorder {
 
   /** Buffers a (redacted) event for the next write, in this run's log. */
   record(event: TraceEvent): void {
+    this.#lastSeq = event.seq;
+    if (LIVE_ONLY.has(event.type)) return;
     // A specialist's events (its own runId in the data) take the run's next seq: they belong in the
     // run's log, so a replay of the run sees its specialists too.
     this.#events.push({ ...toStoredEvent(event), runId: this.#runId });
-    this.#lastSeq = event.seq;
   }
 
-  /** Resolves when every write queued so far is done (one microtask later, so the current step's is included). */
-  readonly barrier = (): Promise<void> => Promise.resolve().then(() => this.#chain);
+  /**
+   * Resolves when a full snapshot queued so far is written (one microtask later, so the current
+   * step's checkpoint is included); step records are not waited for.
+   */
+  readonly barrier = (): Promise<void> => Promise.resolve().then(() => (this.#snapshotsInFlight > 0 ? this.#chain : undefined));
 
   /**
-   * Queues a checkpoint of the actor's current snapshot. Throws synchronously, as a typed error, when
-   * the state cannot be stored: `not_json` (a Map, a class instance, a cycle…) naming its key, or
-   * `value_too_large` for a value nested too deeply.
+   * Checkpoints the actor's current snapshot: a step record, or a full snapshot when one is due.
+   * Throws synchronously, as a typed error, when the state cannot be stored: `not_json` (a Map, a
+   * class instance, a cycle…) naming its key, or `value_too_large`.
    */
   checkpoint(actor: Actor<GraphMachine>): void {
     const context = actor.getSnapshot().context;
-    const secrets = this.#options.secrets;
-    const stored = takeSnapshot(actor, secrets);
     const status: StoredRunStatus = context.status;
+    const next = typedSnapshotFailure(actor, () => persistedSnapshot(actor));
+    if (this.#base !== null && status === 'running' && !this.#eventsOnly) {
+      const text = encodeStep(actor, this.#base, next, this.#options.secrets, this.#limit);
+      this.#base = next;
+      if (text === null) return;
+      this.#steps.push(text);
+      this.#logSteps += 1;
+      this.#logBytes += text.length;
+      const over = this.#snapshotBytes + this.#logBytes > this.#limit;
+      if (!over && this.#logSteps < SNAPSHOT_EVERY_STEPS && this.#logBytes < Math.max(this.#snapshotBytes, SNAPSHOT_MIN_LOG_BYTES)) {
+        if (this.#steps.length >= GROUP_STEPS) this.#flush();
+        else if (!this.#flushQueued) {
+          this.#flushQueued = true;
+          setImmediate(() => {
+            this.#flushQueued = false;
+            this.#flush();
+          });
+        }
+        return;
+      }
+      // The records would outgrow a snapshot (or the store's limit): one snapshot replaces them.
+      if (over) encodeStored(takeSnapshot(actor, this.#options.secrets, next), 'snapshot', this.#limit);
+    }
+    this.#snapshot(actor, next, status);
+  }
+
+  /** Writes the remaining step records and events (run.completed) and stops renewing the lease. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#steps.length > 0) this.#flush();
+    else if (this.#events.length > 0) this.#enqueueSnapshot({});
+    await this.#chain;
+  }
+
+  /** Queues a full snapshot of `next`; the step records not yet written are part of it and dropped. */
+  #snapshot(actor: Actor<GraphMachine>, next: Record<string, unknown>, status: StoredRunStatus): void {
+    const context = actor.getSnapshot().context;
+    const secrets = this.#options.secrets;
+    const stored = takeSnapshot(actor, secrets, next);
     const live = status === 'running';
-    const patch = typedSnapshotFailure(actor, () => {
+    const patch: RunPatch = typedSnapshotFailure(actor, () => {
       const text = (value: string | null | undefined) => (value === null || value === undefined ? null : scrubString(value, secrets));
       return {
-        status,
+        // The status is left out when it did not change, so its index entry is not written again.
+        ...(status === this.#status ? {} : { status }),
         snapshot: stored,
         waitReason: text(context.waiting?.reason),
         outputText: text(context.result?.outputText),
@@ -95,24 +178,50 @@ export class Checkpointer implements TraceRecorder {
         leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
       };
     });
-    this.#enqueue(patch);
+    this.#status = status;
+    this.#steps = [];
+    this.#logSteps = 0;
+    this.#logBytes = 0;
+    this.#snapshotBytes = this.#store.appendSteps === undefined ? 0 : JSON.stringify(stored).length;
+    if (this.#store.appendSteps !== undefined) this.#base = next;
+    this.#enqueueSnapshot(patch);
   }
 
-  /** Writes the remaining events (run.completed) and stops renewing the lease. */
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    if (this.#events.length > 0) this.#enqueue({});
-    await this.#chain;
-  }
-
-  #enqueue(patch: RunPatch): void {
+  #enqueueSnapshot(patch: RunPatch): void {
     const events = this.#events;
     this.#events = [];
     const lastSeq = this.#lastSeq;
+    this.#snapshotsInFlight += 1;
+    this.#write(events, lastSeq, async () => {
+      try {
+        return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? { lastSeq } : { ...patch, lastSeq }, events);
+      } finally {
+        this.#snapshotsInFlight -= 1;
+      }
+    });
+  }
+
+  /** Queues a commit of the step records and events so far. */
+  #flush(): void {
+    if (this.#steps.length === 0) return;
+    const steps = this.#steps;
+    const events = this.#events;
+    this.#steps = [];
+    this.#events = [];
+    const lastSeq = this.#lastSeq;
+    this.#write(events, lastSeq, async () => {
+      // A run cancelled meanwhile keeps only its events; its step records stop with it.
+      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, { lastSeq }, events);
+      return (await this.#store.appendSteps!(this.#runId, this.#version, steps, events)) ? this.#version : null;
+    });
+  }
+
+  /** Runs `write` after the writes queued before it; a lost compare-and-set or a failure stops every later one. */
+  #write(events: StoredEvent[], lastSeq: number, write: () => Promise<number | null>): void {
     this.#chain = this.#chain.then(async () => {
       if (this.#fenced || this.#failure !== null) return;
       try {
-        let next = await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? { lastSeq } : { ...patch, lastSeq }, events);
+        let next = await write();
         if (next === null) {
           const current = await this.#store.getRun(this.#runId);
           if (current?.status === 'cancelled' && !this.#eventsOnly) {

@@ -9,7 +9,7 @@ import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
-import { Checkpointer } from './Checkpointer.js';
+import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
 import { secretValues } from '../../trace/redact.js';
 
 const active = new Map<string, AbortController>();
@@ -36,14 +36,17 @@ export interface LegOptions {
   ignoreRestoredWait?: boolean;
   /** Events already emitted and redacted (inside createActor) that belong in the store. */
   earlyEvents?: readonly TraceEvent[];
+  /** The persisted snapshot the run's row holds, when this process took it (a new run). */
+  base?: CheckpointerOptions['base'];
   /** Reported (and stored) first when the leg continues a stored run. */
   resumed?: Extract<PendingEvent, { type: 'run.resumed' }>;
 }
 
 /**
  * Runs one leg of a stored run (from its start or a resume until it ends or waits): checkpoints
- * after every macrostep, stops if another process takes the run over, and reports a write that
- * failed (such as a state value that is not JSON) as the run's error.
+ * after every macrostep (step records, committed in groups; see {@link Checkpointer}), stops if
+ * another process takes the run over, and reports a write that failed (such as a state value that
+ * is not JSON) as the run's error.
  */
 export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions): Promise<WorkflowRun> {
   const { runtime, record } = options;
@@ -65,17 +68,22 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     },
     // A write that failed (a value too large, a store that went away) stops the run: nothing after it would be kept.
     onFailed: () => local.abort(),
+    ...(options.base === undefined ? {} : { base: options.base }),
   });
   runtime.barrier = checkpointer.barrier;
   for (const event of options.earlyEvents ?? []) checkpointer.record(event);
   runtime.addRecorder(checkpointer);
   if (options.resumed !== undefined) runtime.emit(record.runId, options.resumed);
+  const restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
   try {
     const done = driveActor(actor, {
       signal: local.signal,
       ignoreRestoredWait: options.ignoreRestoredWait,
       onSnapshot: (a) => {
         if (writeError !== null) return;
+        // A resumed run still in the wait it was restored in (the reply is sent right after start)
+        // has nothing new to store; writing that wait back would let a second resume claim the run.
+        if (restoredWait !== null && a.getSnapshot().context.waiting === restoredWait) return;
         try {
           checkpointer.checkpoint(a);
         } catch (error) {
@@ -103,7 +111,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
           : new SwitchboardError(`checkpoint failed: ${String((failure as Error).message ?? failure)}`, { code: 'store_unavailable', fault: 'system', cause: failure });
       const current = await options.store.getRun(record.runId);
       if (current !== null) {
-        await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(failure), owner: null, leaseExpiresAt: null });
+        await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(run.error), owner: null, leaseExpiresAt: null });
       }
     }
     return run;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
 import type { RunStore } from '../../persistence/RunStore.js';
 import type { AgentRequest } from '../AgentNode.js';
-import { specOf, type GraphMachine } from '../compileMachine.js';
+import { directMachine, isGraphModel, specOf, type GraphMachine } from '../compileMachine.js';
 import { checkRunOptions } from '../checkRunOptions.js';
 import { machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
@@ -18,6 +18,7 @@ import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
 import { secretValues } from '../../trace/redact.js';
 import { takeSnapshot } from './takeSnapshot.js';
+import { persistedSnapshot } from './persistedSnapshot.js';
 
 let processOwner: string | null = null;
 
@@ -62,9 +63,15 @@ export async function runDurable(
   // Events of the initial transition happen inside createActor, before the run row exists.
   const early = new MemoryRecorder();
   runtime.addRecorder(early);
-  const actor = createWithRuntime(runtime, () =>
-    createActor(machine, { input: machineInput(request, runId, options), ...inspect }),
-  );
+  // The first leg runs its nodes directly, as a run in memory does (no child actor per node); its
+  // checkpoints hold the node in flight as the invoking machine would (see persistedSnapshot), so
+  // a resume or recovery restores them with that machine, which runs the node again. An inspected
+  // run keeps the invoking machine, so the inspector shows each node's actor.
+  runtime.direct = options.inspect === undefined && !isGraphModel(machine);
+  const logic = runtime.direct ? directMachine(spec) : machine;
+  const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options), ...inspect }));
+  const persisted = persistedSnapshot(actor);
+  const snapshot = takeSnapshot(actor, secretValues(), persisted);
   const record = await store.insertRun({
     runId,
     graphName: spec.name,
@@ -72,8 +79,10 @@ export async function runDurable(
     status: 'running',
     owner,
     leaseExpiresAt: runtime.clock.now() + leaseMs,
-    snapshot: takeSnapshot(actor, secretValues()),
+    snapshot,
   });
   runtime.removeRecorder(early);
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events });
+  // The row holds this snapshot: the leg's first checkpoint is a step record against it.
+  const base = { snapshot: persisted, bytes: JSON.stringify(snapshot).length };
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events, base });
 }

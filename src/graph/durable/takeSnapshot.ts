@@ -5,6 +5,7 @@ import { assertStorable } from '../../persistence/storedJson.js';
 import { storableSnapshot } from '../../trace/redact.js';
 import { assertJson } from '../assertJson.js';
 import type { GraphMachine } from '../compileMachine.js';
+import { persistedSnapshot } from './persistedSnapshot.js';
 
 /**
  * Runs `work` on a run's snapshot; any failure that is not already typed becomes one. XState's own
@@ -24,11 +25,12 @@ export function typedSnapshotFailure<T>(actor: Actor<GraphMachine>, work: () => 
 
 /**
  * The actor's persisted snapshot as it may be stored: without its output (a finished machine's
- * output repeats its context), checked to be JSON, secrets and inline images scrubbed.
+ * output repeats its context), checked to be JSON, secrets and inline images scrubbed. `persisted`
+ * is the snapshot already taken with {@link persistedSnapshot}, if any.
  */
-export function takeSnapshot(actor: Actor<GraphMachine>, secrets: readonly string[]): Record<string, unknown> {
+export function takeSnapshot(actor: Actor<GraphMachine>, secrets: readonly string[], persisted?: Record<string, unknown>): Record<string, unknown> {
   return typedSnapshotFailure(actor, () => {
-    const { output: _output, ...snapshot } = actor.getPersistedSnapshot() as Record<string, unknown>;
+    const snapshot = persisted ?? persistedSnapshot(actor);
     assertJson(snapshot, 'snapshot');
     return storableSnapshot(snapshot, secrets);
   });

@@ -77,9 +77,14 @@ describe('a stored run whose state cannot be stored', () => {
     expect(run.error?.message).toMatch(/nested more than 1000 levels/);
   });
 
-  it('reports a store that throws plain errors as a typed failure of the run', async () => {
+  it('reports a store that throws plain errors as a typed failure of the run, and stops the run at that commit', async () => {
     const inner = sqlite();
     let writes = 0;
+    const failSecond = <A extends unknown[], R>(write: (...args: A) => Promise<R>) => (...args: A): Promise<R> => {
+      writes += 1;
+      if (writes === 2) throw new TypeError('socket hang up');
+      return write(...args);
+    };
     const flaky: RunStore = Object.assign(Object.create(Object.getPrototypeOf(inner) as object) as RunStore, {
       insertRun: inner.insertRun.bind(inner),
       getRun: inner.getRun.bind(inner),
@@ -90,18 +95,25 @@ describe('a stored run whose state cannot be stored', () => {
       putJournal: inner.putJournal.bind(inner),
       sizeOf: inner.sizeOf.bind(inner),
       close: inner.close.bind(inner),
-      updateRun: (...args: Parameters<RunStore['updateRun']>) => {
-        writes += 1;
-        if (writes === 2) throw new TypeError('socket hang up');
-        return inner.updateRun(...args);
-      },
+      updateRun: failSecond(inner.updateRun.bind(inner)),
+      appendSteps: failSecond(inner.appendSteps.bind(inner)),
     });
-    const { graph, executed } = writer(() => {});
-    const run = await graph.run('go', { store: flaky });
+    let executed = 0;
+    const steps = 2_000;
+    const loop = new StateGraph({ name: 'loop', maxSteps: steps })
+      .addNode('a', () => void (executed += 1))
+      .addNode('b', () => void (executed += 1))
+      .start('a')
+      .addEdge('a', 'b')
+      .addEdge('b', 'a');
+    const run = await loop.run('go', { store: flaky });
     expect(run.status).toBe('failed');
     expect(run.error).toBeInstanceOf(SwitchboardError);
     expect(run.error?.code).toBe('store_unavailable');
     expect(run.error?.message).toMatch(/socket hang up/);
-    expect(executed.after).toBe(0);
+    // Steps are committed in groups: the run stops at the commit that failed, long before its end.
+    expect(executed).toBeGreaterThan(0);
+    expect(executed).toBeLessThan(steps / 4);
+    expect(await inner.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'store_unavailable' } });
   });
 });

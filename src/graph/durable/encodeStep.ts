@@ -1,0 +1,45 @@
+import type { Actor } from 'xstate';
+import { diffSnapshot, type SnapshotPatch } from '../../persistence/snapshotPatch.js';
+import { StoreError } from '../../persistence/StoreError.js';
+import { encodeStored } from '../../persistence/storedJson.js';
+import { storableSnapshot } from '../../trace/redact.js';
+import type { GraphMachine } from '../compileMachine.js';
+import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
+
+/** The patch with secrets and inline images scrubbed from the values it writes (keys are kept, as in a snapshot). */
+function scrubPatch(patch: SnapshotPatch, secrets: readonly string[]): SnapshotPatch {
+  const out: SnapshotPatch = {};
+  if (patch.set !== undefined) {
+    const set: Record<string, unknown> = {};
+    for (const key of Object.keys(patch.set)) Object.defineProperty(set, key, { value: storableSnapshot(patch.set[key], secrets), enumerable: true, writable: true, configurable: true });
+    out.set = set;
+  }
+  if (patch.del !== undefined) out.del = patch.del;
+  if (patch.at !== undefined) {
+    const at: Record<string, SnapshotPatch> = {};
+    for (const key of Object.keys(patch.at)) Object.defineProperty(at, key, { value: scrubPatch(patch.at[key]!, secrets), enumerable: true, writable: true, configurable: true });
+    out.at = at;
+  }
+  if (patch.push !== undefined) out.push = storableSnapshot(patch.push, secrets);
+  return out;
+}
+
+/**
+ * One step record: what changed in the actor's persisted snapshot since `base`, checked and
+ * encoded as the store keeps it, or null when nothing changed. It costs what changed, not the size
+ * of the state. A value that cannot be stored fails as it would in a full snapshot, naming its key
+ * (`not_json`, `value_too_large`), before anything is queued.
+ */
+export function encodeStep(actor: Actor<GraphMachine>, base: Record<string, unknown>, next: Record<string, unknown>, secrets: readonly string[], limit: number): string | null {
+  return typedSnapshotFailure(actor, () => {
+    const patch = diffSnapshot(base, next);
+    if (patch === null) return null;
+    try {
+      return encodeStored(scrubPatch(patch, secrets), 'snapshot', limit);
+    } catch (error) {
+      // The same check on the whole snapshot names the key the way a user wrote it.
+      if (error instanceof StoreError) encodeStored(takeSnapshot(actor, secrets, next), 'snapshot', limit);
+      throw error;
+    }
+  });
+}
