@@ -175,5 +175,17 @@ from the last one plus the records. Token deltas are live only.
 
 ${stepTable}
 
-${tokenTable}`,
+${tokenTable}
+
+Before this write shape (commit ba605e0: the whole snapshot row rewritten and one row per event at
+every step, the next node waiting for that commit, every token delta stored), this same benchmark
+measured on 2026-12-03 (load average 2.4): 8.51× / 22.88× / 21.95× in memory for the three runs
+above (356 / 422 / 709 µs per durable step), 28,123 / 44,509 / 38,595 bytes written per step, a
+first-token overhead of 1.04 ms, and 200 \`model.delta\` rows stored per 200-token answer.
+
+Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the raw
+stream): not met yet. What is left of a durable step is mostly the event log: three events per step
+(node.started, node.completed with its delta, edge.traversed) built, redacted, encoded and inserted
+as three rows (about 55 µs of CPU per step here), then the step record itself (diff, scrub, encode:
+about 20 µs). Storing each commit's events as one row is the next step.`,
 );
