@@ -64,6 +64,21 @@ function nodeSize(n) {
   return { width, height: rows + PART.height + PART.pad };
 }
 
+/** The node a reader follows: the one running, else waiting, else failed, else the one the last hop entered. */
+function litNode(view) {
+  const to = view.lastEdge?.split('→')[1];
+  return [...view.activeNodes][0] ?? view.waiting?.nodeId ?? [...view.failedNodes][0] ?? to ?? null;
+}
+
+/** Scrolls the graph's own panel (never the window) so that `target` is inside it. */
+function keepInView(panel, target) {
+  if (!target) return;
+  const box = target.getBoundingClientRect();
+  const frame = panel.getBoundingClientRect();
+  if (box.top < frame.top || box.bottom > frame.bottom) panel.scrollTop += box.top - frame.top - (frame.height - box.height) / 2;
+  if (box.left < frame.left || box.right > frame.right) panel.scrollLeft += box.left - frame.left - (frame.width - box.width) / 2;
+}
+
 /**
  * Renders `def` into `container`; `onSelect(nodeId)` is called when a node is clicked. Returns
  * `update(view, selected)` to light up active nodes, visit counts and traversed edges.
@@ -146,6 +161,9 @@ export function renderGraph(container, def, onSelect) {
         chip.classList.toggle('active', [...view.active].some((key) => mine(key.split('|')[0])));
       }
     }
+    const lit = nodeEls.get(litNode(view))?.group;
+    for (const { group } of nodeEls.values()) group.classList.toggle('lit', group === lit);
+    keepInView(container.closest('.graph-panel') ?? container, lit);
     for (const [key, group] of edgeEls) {
       const times = view.traversed.get(key) ?? 0;
       group.classList.toggle('traversed', times > 0);

@@ -41,8 +41,18 @@ function renderEvents(at) {
     item.addEventListener('click', () => pick(e.seq, e.nodeId));
     return item;
   });
+  // The list scrolls inside its own panel, never the window: while live it follows new events only
+  // when the reader is at its bottom; on the timeline it shows the current event.
+  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 8;
   list.replaceChildren(...items);
-  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  if (timeline.isLive()) {
+    if (atBottom) list.scrollTop = list.scrollHeight;
+    return;
+  }
+  const current = list.lastElementChild;
+  if (current instanceof HTMLElement && (current.offsetTop < list.scrollTop || current.offsetTop + current.offsetHeight > list.scrollTop + list.clientHeight)) {
+    list.scrollTop = current.offsetTop - list.clientHeight / 2;
+  }
 }
 
 function render(at) {
@@ -85,6 +95,11 @@ function pick(seq, nodeId) {
   timeline.jump(index + 1);
 }
 
+/** Brings the run header into view: only when the person opens a run, never when events arrive. */
+function showRunHeader() {
+  if (window.scrollY > 0) window.scrollTo({ top: 0 });
+}
+
 async function openRun(runId, graph) {
   state.stopFollow?.();
   state.run = { runId, graph };
@@ -94,7 +109,7 @@ async function openRun(runId, graph) {
   history.replaceState(null, '', `#run=${runId}`);
   $('graph-select').value = graph;
   await showGraph(graph);
-  renderHistory($('history'), state.runs, runId, (run) => openRun(run.runId, run.graph));
+  renderHistory($('history'), state.runs, runId, (run) => (showRunHeader(), openRun(run.runId, run.graph)));
   state.stopFollow = api.followRun(runId, {
     onEvent: (event) => {
       if (state.run?.runId !== runId) return;
@@ -117,10 +132,13 @@ async function refreshRuns() {
     showError($('start-error'), error);
     return;
   }
-  renderHistory($('history'), state.runs, state.run?.runId, (run) => openRun(run.runId, run.graph));
+  renderHistory($('history'), state.runs, state.run?.runId, (run) => (showRunHeader(), openRun(run.runId, run.graph)));
 }
 
 async function init() {
+  // A deep link (#run=…) or a reload opens at the top, with the run header in view.
+  history.scrollRestoration = 'manual';
+  window.scrollTo({ top: 0 });
   const { graphs, default: byDefault } = await api.listGraphs();
   state.graphs = graphs;
   state.defaultGraph = byDefault;
@@ -147,6 +165,7 @@ async function init() {
           showError($('start-error'), null);
           try {
             const { runId } = await api.startScenario(s.id);
+            showRunHeader();
             await openRun(runId, s.graph);
           } catch (error) {
             showError($('start-error'), error);
@@ -165,6 +184,7 @@ async function init() {
       const { runId } = await api.startRun(graph, $('message').value, $('image').files[0]);
       $('message').value = '';
       $('image').value = '';
+      showRunHeader();
       await openRun(runId, graph);
     } catch (error) {
       showError($('start-error'), error);
