@@ -87,6 +87,8 @@ export class StdioChildTransport implements Transport {
     const child = this.child;
     if (child === null) return;
     const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    // Whoever awaits the close is held until the child has ended, even when it idled unreferenced.
+    this.ref();
     child.stdin?.end();
     const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
     timer.unref();
