@@ -9,9 +9,13 @@ if (!(process.env.NODE_OPTIONS ?? '').includes(`--conditions=${SOURCE_CONDITION}
   process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --conditions=${SOURCE_CONDITION}`.trim();
 }
 
+// Without vite's `module` condition: externalized packages are loaded by Node, and some (such as
+// @opentelemetry/api) point `module` at an ESM build with extensionless imports Node cannot load.
+const CONDITIONS = [SOURCE_CONDITION, ...defaultServerConditions.filter((c) => c !== 'module')];
+
 export default defineConfig({
-  resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] },
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+  resolve: { conditions: CONDITIONS },
+  ssr: { resolve: { conditions: CONDITIONS } },
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',

@@ -35,6 +35,9 @@ export interface ModelResponseEvent {
   usage: ModelUsage;
   /** Why the model stopped (`stop`, `tool_calls`, `length`, …), when the server said. */
   finishReason: string | null;
+  /** The model that answered and the response's id, when the server said. */
+  responseModel?: string;
+  responseId?: string;
 }
 
 /** A tool call is about to run. `arguments` is the parsed JSON, or the raw text when it is not JSON. */

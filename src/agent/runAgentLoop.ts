@@ -145,6 +145,7 @@ export async function runAgentLoop<Out>(agent: Agent<Out>, memory: SessionMemory
       toolCalls: response.toolCalls,
       usage: response.usage,
       finishReason: response.finishReason ?? null,
+      ...responseIds(response.rawResponse),
     });
     if (response.toolCalls.length === 0) {
       if (signal?.aborted) return finish('cancelled');
@@ -205,4 +206,10 @@ export async function runAgentLoop<Out>(agent: Agent<Out>, memory: SessionMemory
     { code: 'max_iterations', agent: agent.name },
   );
   return finish('max-iterations', error.toJSON());
+}
+
+/** The answering model and the response id a server put in its raw response, when it did. */
+function responseIds(raw: unknown): { responseModel?: string; responseId?: string } {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as { model?: unknown; id?: unknown };
+  return { ...(typeof r.model === 'string' ? { responseModel: r.model } : {}), ...(typeof r.id === 'string' ? { responseId: r.id } : {}) };
 }

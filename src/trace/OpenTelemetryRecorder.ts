@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { modelAttributes, modelName } from './genAiAttributes.js';
+import { agentAttribute, modelAttributes, modelName, responseAttributes } from './genAiAttributes.js';
 import type { TraceEvent } from './TraceEvent.js';
 import type { TraceRecorder } from './TraceRecorder.js';
 
@@ -27,7 +27,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /**
- * Turns a run's events into OpenTelemetry spans: one per run leg (`run <graph>`), per node
+ * Turns a run's events into OpenTelemetry spans, named and attributed after the GenAI semantic
+ * conventions: one per run leg (`invoke_workflow <graph>`), per node
  * execution (`node <id>`), per model call (`chat <model>`, with GenAI attributes: model, token
  * usage, finish reason), per tool call (`execute_tool <name>`) and per subagent handoff
  * (`invoke_agent <name>`). Parents follow the envelope: node spans are children of their run's
@@ -87,7 +88,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': String(event.name),
           'gen_ai.tool.call.id': String(event.callId),
-          'gen_ai.agent.name': String(event.agent),
+          ...agentAttribute(event),
         });
       case 'tool.result':
         return this.#toolResult(event);
@@ -142,7 +143,9 @@ export class OpenTelemetryRecorder implements TraceRecorder {
       if (typeof event.atNodeId === 'string') attributes['switchboard.resumed_at'] = event.atNodeId;
     }
     this.#spans.get(event.spanId)?.end(new Date(event.at));
-    const name = graph !== undefined ? `run ${graph}` : `run ${event.path}`;
+    // GenAI semantic conventions: a workflow run is `invoke_workflow <name>`.
+    attributes['gen_ai.operation.name'] = 'invoke_workflow';
+    const name = `invoke_workflow ${graph ?? event.path}`;
     this.#track(event, event.spanId, this.#start(name, event.parentSpanId, event.at, attributes));
   }
 
@@ -231,6 +234,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
       ...(usage.inputTokens === undefined ? {} : { 'gen_ai.usage.input_tokens': usage.inputTokens }),
       ...(usage.outputTokens === undefined ? {} : { 'gen_ai.usage.output_tokens': usage.outputTokens }),
       ...(typeof event.finishReason === 'string' ? { 'gen_ai.response.finish_reasons': [event.finishReason] } : {}),
+      ...responseAttributes(event),
       'switchboard.tool_calls': toolCalls,
     });
     span.end(new Date(event.at));

@@ -5,8 +5,8 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, AgentNode, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, subagentTool, tool } from '../../src/index.js';
-import { ScriptedModel } from '../../src/testing/index.js';
+import { Agent, AgentNode, OpenAIChatModel, OpenTelemetryRecorder, SqliteRunStore, StateGraph, humanNode, replayRun, resumeRun, subagentTool, tool } from '../../src/index.js';
+import { ScriptedModel, startFakeOpenAIServer } from '../../src/testing/index.js';
 
 function tracing() {
   const exporter = new InMemorySpanExporter();
@@ -51,7 +51,7 @@ describe('OpenTelemetryRecorder', () => {
     const { recorder, spans, named, one } = tracing();
     const run = await supportGraph().run('where is 42?', { runId: 'otel-1', recorders: [recorder] });
     expect(run.status).toBe('completed');
-    const root = one('run support');
+    const root = one('invoke_workflow support');
     expect(parentOf(root)).toBeUndefined();
     expect(root.attributes).toMatchObject({ 'switchboard.run_id': 'otel-1', 'switchboard.graph': 'support', 'switchboard.status': 'completed', 'switchboard.steps': 2 });
 
@@ -114,7 +114,7 @@ describe('OpenTelemetryRecorder', () => {
       .start('a');
     await graph.run('x', { recorders: [recorder] });
     expect(one('node a').status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'node "a" failed: no luck' });
-    expect(one('run boom').status.code).toBe(SpanStatusCode.ERROR);
+    expect(one('invoke_workflow boom').status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it('gives each leg of a stored run its span, and replays stored events into the same tree', async () => {
@@ -129,7 +129,7 @@ describe('OpenTelemetryRecorder', () => {
     const first = await graph.run('x', { store, recorders: [live.recorder] });
     expect(first.status).toBe('waiting');
     await resumeRun(graph, first.runId, { reply: 'yes' }, { store, recorders: [live.recorder] });
-    const legs = live.named('run approval');
+    const legs = live.named('invoke_workflow approval');
     expect(legs).toHaveLength(2);
     expect(legs.map((s) => s.attributes['switchboard.status']).sort()).toEqual(['completed', 'waiting']);
     const approve = live.named('node approve');
@@ -142,6 +142,60 @@ describe('OpenTelemetryRecorder', () => {
     const replayed = tracing();
     expect(await replayRun(store, first.runId, [replayed.recorder])).toBe((await store.listEvents(first.runId)).length);
     expect(replayed.spans().map((s) => s.name).sort()).toEqual(live.spans().map((s) => s.name).sort());
+  });
+
+  describe('on the GenAI semantic conventions', () => {
+    /** The `gen_ai.*` attributes the current GenAI semantic conventions define that the recorder may set. */
+    const CONVENTION = new Set([
+      'gen_ai.operation.name',
+      'gen_ai.provider.name',
+      'gen_ai.request.model',
+      'gen_ai.response.model',
+      'gen_ai.response.id',
+      'gen_ai.response.finish_reasons',
+      'gen_ai.usage.input_tokens',
+      'gen_ai.usage.output_tokens',
+      'gen_ai.agent.name',
+      'gen_ai.tool.name',
+      'gen_ai.tool.call.id',
+    ]);
+    const OPERATIONS = new Set(['invoke_workflow', 'invoke_agent', 'chat', 'execute_tool']);
+
+    it('names spans by operation, uses only current attribute names and never writes "undefined"', async () => {
+      const server = await startFakeOpenAIServer([{ text: 'Order 42 shipped.' }]);
+      try {
+        const { recorder, spans, one } = tracing();
+        const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: server.baseURL, apiKey: 'test' });
+        const graph = new StateGraph({ name: 'desk' }).addNode('answer', new AgentNode(new Agent({ name: 'desk-agent', instructions: 'help', model }))).start('answer');
+        expect((await graph.run('where is 42?', { recorders: [recorder] })).status).toBe('completed');
+        await supportGraph().run('where is 42?', { recorders: [recorder] });
+
+        for (const span of spans()) {
+          for (const [key, value] of Object.entries(span.attributes)) {
+            expect(key, `${span.name}: ${key} is deprecated`).not.toBe('gen_ai.system');
+            if (key.startsWith('gen_ai.')) expect(CONVENTION.has(key), `${span.name}: ${key}`).toBe(true);
+            expect(String(value), `${span.name}: ${key}`).not.toMatch(/undefined/);
+          }
+          const operation = span.attributes['gen_ai.operation.name'];
+          if (operation !== undefined) {
+            expect(OPERATIONS.has(String(operation)), span.name).toBe(true);
+            expect(span.name.startsWith(`${String(operation)} `), span.name).toBe(true);
+          }
+        }
+        expect(one('invoke_workflow desk').attributes['gen_ai.operation.name']).toBe('invoke_workflow');
+        expect(one('chat gpt-test').attributes).toMatchObject({
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-test',
+          'gen_ai.response.model': 'gpt-test',
+          'gen_ai.response.id': 'chatcmpl-fake-1',
+          'gen_ai.agent.name': 'desk-agent',
+        });
+        expect(one('execute_tool lookup').attributes['gen_ai.tool.name']).toBe('lookup');
+      } finally {
+        await server.close();
+      }
+    });
   });
 });
 
