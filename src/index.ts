@@ -89,6 +89,8 @@ export { SWITCHBOARD_ERROR_CODES } from './errors/SwitchboardError.js';
 export { SwitchboardError, type SwitchboardErrorCode, type ErrorFault, type SerializedError } from './errors/SwitchboardError.js';
 /** A graph or workflow was defined or configured wrongly. */
 export { GraphDefinitionError } from './errors/GraphDefinitionError.js';
+/** A command was called wrongly (unknown graph or scenario, bad option value): code `usage`. */
+export { UsageError } from './errors/UsageError.js';
 /** A node, router or condition failed during a run. */
 export { WorkflowExecutionError } from './errors/WorkflowExecutionError.js';
 /** A callback that observes a run (recorder, onEvent, inspect, clock, reason) failed; the run went on without it. */

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { InputError } from '../input/InputError.js';
+import { UsageError } from '../errors/UsageError.js';
 import { EXIT } from './exitCodes.js';
 
 /** How an error is reported: as JSON (`--json`), with its stack (`--debug`), and where to. */
@@ -14,7 +15,7 @@ export interface ErrorReportOptions {
 
 /** Errors that mean the command line was wrong: a bad flag or input, a graphs module that does not load. */
 function isUsageError(error: unknown): boolean {
-  return error instanceof InputError || error instanceof GraphDefinitionError || (error instanceof CommanderError && error.exitCode !== 0);
+  return error instanceof InputError || error instanceof UsageError || error instanceof GraphDefinitionError || (error instanceof CommanderError && error.exitCode !== 0);
 }
 
 /** The message on one line: a multi-line message (a zod report, a server's text) is joined. */

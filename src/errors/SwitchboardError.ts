@@ -4,6 +4,8 @@
  */
 export const SWITCHBOARD_ERROR_CODES = [
   'graph_definition',
+  // The command line was wrong: an unknown graph or scenario, a bad option value (UsageError).
+  'usage',
   'node_failed',
   'invalid_node_result',
   'route_failed',

@@ -52,9 +52,12 @@ describe('switchboard export', () => {
   it('explains an unknown graph or format (usage errors: exit 2)', () => {
     const unknown = cli('export', 'nope');
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval [graph_definition]');
+    expect(unknown.stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval [usage]');
     const format = cli('export', 'refund-approval', '--format', 'svg');
     expect(format.status).toBe(2);
-    expect(format.stderr).toContain('--format must be json or mermaid; received "svg"');
+    expect(format.stderr).toContain('--format must be json or mermaid; received "svg" [usage]');
+    const json = cli('export', 'nope', '--json');
+    expect(json.status).toBe(2);
+    expect(JSON.parse(json.stderr).error.code).toBe('usage');
   }, 300_000);
 });

@@ -79,9 +79,9 @@ describe('inputs the CLI refuses before anything is stored', () => {
       [['--graphs', join(modules, 'syntax.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'syntax.ts')} cannot be loaded: it does not compile at line 2:23: Unexpected ";" [graph_definition]`],
       [['--graphs', join(modules, 'throws.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'throws.ts')} cannot be loaded: it threw while loading (Error: no graphs today) [graph_definition]`],
       [['--graphs', '', 'run', 'hello'], 'switchboard: --graphs: the path is empty; pass a module file exporting `graphs` [graph_definition]'],
-      [['run', 'hello', '--graph', 'nope'], 'switchboard: no graph named "nope" is registered; known: customer-service, refund-approval [graph_definition]'],
+      [['run', 'hello', '--graph', 'nope'], 'switchboard: no graph named "nope" is registered; known: customer-service, refund-approval [usage]'],
       // What the user typed comes back in the message, escaped: it cannot clear the screen or retitle the window.
-      [['run', 'hello', '--graph', 'x\u001b[2J\u001b]0;owned\u0007'], 'switchboard: no graph named "x\\x1b[2J\\x1b]0;owned\\x07" is registered; known: customer-service, refund-approval [graph_definition]'],
+      [['run', 'hello', '--graph', 'x\u001b[2J\u001b]0;owned\u0007'], 'switchboard: no graph named "x\\x1b[2J\\x1b]0;owned\\x07" is registered; known: customer-service, refund-approval [usage]'],
       [['run', 'hello', '--fault', 'x\u001b[2J'], 'switchboard: --fault: unknown fault "x\\u001b[2J"; known faults: retrieval_gap, tool_timeout, review_rework [invalid_input]'],
     ];
     // A FIFO opened for reading blocks until a writer comes: a command that did so would be killed here and fail.

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { UsageError } from '../../errors/UsageError.js';
 import { machineToJson } from '../../trace/machineToJson.js';
 import { machineToMermaid } from '../../trace/machineToMermaid.js';
 import type { CliContext } from '../CliContext.js';
@@ -17,7 +17,7 @@ export function addExportCommand(program: Command, cli: CliContext): void {
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .action(async (name: string, opts: { format: string; out?: string }) => {
       if (!(FORMATS as readonly string[]).includes(opts.format)) {
-        throw new GraphDefinitionError(`--format must be ${FORMATS.join(' or ')}; received "${opts.format}"`);
+        throw new UsageError(`--format must be ${FORMATS.join(' or ')}; received "${opts.format}"`);
       }
       const graph = findGraph(await cli.graphs(), name);
       const text = opts.format === 'json' ? `${JSON.stringify(machineToJson(graph), null, 2)}\n` : machineToMermaid(graph);

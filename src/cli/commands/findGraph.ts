@@ -1,4 +1,5 @@
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { UsageError } from '../../errors/UsageError.js';
 import type { RunnableGraph } from '../../graph/RunnableGraph.js';
 
 /** A loaded graph by name, or the first one when no name is given. */
@@ -10,6 +11,6 @@ export function findGraph(graphs: readonly RunnableGraph[], name?: string): Runn
     return first;
   }
   const graph = graphs.find((g) => g.name === name);
-  if (graph === undefined) throw new GraphDefinitionError(`no graph named "${name}" is registered; known: ${known}`);
+  if (graph === undefined) throw new UsageError(`no graph named "${name}" is registered; known: ${known}`);
   return graph;
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import type { Command } from 'commander';
-import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { UsageError } from '../../errors/UsageError.js';
 import { redactForOutput, secretValues } from '../../trace/redact.js';
 import type { CliContext } from '../CliContext.js';
 import { startInspectorServer } from '../inspectorServer.js';
@@ -15,7 +15,7 @@ export const DEFAULT_INSPECT_PORT = 8080;
 
 function parsePort(text: string): number {
   const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new GraphDefinitionError(`--port must be an integer from 1 to 65535; received "${text}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new UsageError(`--port must be an integer from 1 to 65535; received "${text}"`);
   return port;
 }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { RunManager } from '../../graph/durable/RunManager.js';
-import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { UsageError } from '../../errors/UsageError.js';
 import type { CliContext } from '../CliContext.js';
 import { excerpt, table } from '../format.js';
 import { runMetadata } from '../runMetadata.js';
@@ -80,7 +80,7 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       const wanted = opts.only?.split(',').map((s) => s.trim());
       const module = await cli.graphsModule();
       const list = module.scenarios.filter((s) => wanted === undefined || wanted.includes(s.id));
-      if (list.length === 0) throw new GraphDefinitionError(`no scenarios${wanted ? ` with ids ${wanted.join(', ')}` : ' are registered'}`);
+      if (list.length === 0) throw new UsageError(`no scenarios${wanted ? ` with ids ${wanted.join(', ')}` : ' are registered'}`);
       // Pictures are checked before any scenario runs: a broken one is a usage error, not a failed run.
       const root = dirname(fileURLToPath(module.url));
       const images = new Map<string, string>();

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
+import { UsageError } from '../../errors/UsageError.js';
 import { DEFAULT_PORT, startServer } from '../../server/startServer.js';
 import type { CliContext } from '../CliContext.js';
 
@@ -29,7 +29,7 @@ export function addServeCommand(program: Command, cli: CliContext): void {
     .option('--host <host>', 'address to bind; anything but loopback requires SWITCHBOARD_TOKEN', '127.0.0.1')
     .action(async (opts: { port: string; host: string }) => {
       const port = /^[0-9]{1,5}$/.test(opts.port) ? Number(opts.port) : NaN;
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new GraphDefinitionError(`--port must be an integer from 0 to 65535; received "${opts.port}"`);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535; received "${opts.port}"`);
       const manager = await cli.runs();
       const module = await cli.graphsModule();
       const token = process.env.SWITCHBOARD_TOKEN;
