@@ -20,6 +20,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['serve'], load: async () => (await import('./commands/serveCommand.js')).addServeCommand },
   { names: ['inspect'], load: async () => (await import('./commands/inspectCommand.js')).addInspectCommand },
   { names: ['export'], load: async () => (await import('./commands/exportCommand.js')).addExportCommand },
+  { names: ['graphs'], load: async () => (await import('./commands/graphsCommand.js')).addGraphsCommand },
 ];
 
 /** Global options that take a value: their value is not the subcommand's name. */
