@@ -9,6 +9,18 @@ const cli = (...args: string[]) =>
   spawnSync(process.execPath, ['bin/switchboard.js', '--db', db, ...args], { encoding: 'utf8', env: { ...process.env, SWITCHBOARD_DATABASE_URL: '' } });
 
 describe('stored-run commands', () => {
+  it('start says how to resume a run that waits, and the command it prints resumes it', () => {
+    const started = cli('start', 'refund-approval', 'Refund SO20261001 please');
+    expect(started.status, started.stderr).toBe(3);
+    const runId = /^run (\S+): waiting$/m.exec(started.stdout)?.[1];
+    expect(runId).toBeDefined();
+    const hint = new RegExp(`^to resume: switchboard resume ${runId} --reply "<reply>"`, 'm');
+    expect(started.stdout).toMatch(hint);
+    const resumed = cli('resume', runId!, '--reply', 'approved');
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stdout).not.toContain('to resume:');
+  });
+
   it('starts, lists, shows, resumes once, refuses a second resume, cancels and recovers', () => {
     const started = cli('start', 'refund-approval', 'Refund SO20261001 please', '--json');
     expect(started.status, started.stderr).toBe(3);

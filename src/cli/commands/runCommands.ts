@@ -29,7 +29,11 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
   if (json) return cli.out(JSON.stringify(runJson(run)));
   cli.out(`run ${run.runId}: ${run.status}`);
   cli.out(`path: ${run.path.join(' → ')}`);
-  if (run.waiting) cli.out(`waiting at ${run.waiting.nodeId}: ${run.waiting.reason}`);
+  if (run.waiting) {
+    cli.out(`waiting at ${run.waiting.nodeId}: ${run.waiting.reason}`);
+    // What to type next (with the same --db / --graphs as this command, when given).
+    cli.out(`to resume: switchboard resume ${run.runId} --reply "<reply>"   (or cancel: switchboard cancel ${run.runId})`);
+  }
   if (run.error) cli.out(`error: ${run.error.message}`);
   if (run.outputText !== null) cli.out(`answer: ${run.outputText}`);
 }
