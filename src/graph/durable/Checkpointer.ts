@@ -178,11 +178,13 @@ export class Checkpointer implements TraceRecorder {
         leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
       };
     });
+    // Measured before anything changes: a value nested too deeply for JSON.stringify fails typed here.
+    const bytes = this.#store.appendSteps === undefined ? 0 : typedSnapshotFailure(actor, () => JSON.stringify(stored).length);
     this.#status = status;
     this.#steps = [];
     this.#logSteps = 0;
     this.#logBytes = 0;
-    this.#snapshotBytes = this.#store.appendSteps === undefined ? 0 : JSON.stringify(stored).length;
+    this.#snapshotBytes = bytes;
     if (this.#store.appendSteps !== undefined) this.#base = next;
     this.#enqueueSnapshot(patch);
   }

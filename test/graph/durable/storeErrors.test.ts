@@ -77,6 +77,43 @@ describe('a stored run whose state cannot be stored', () => {
     expect(run.error?.message).toMatch(/nested more than 1000 levels/);
   });
 
+  it('fails with value_too_large when JSON.stringify overflows the stack on the final snapshot (a deep value from the last node, on an already deep stack)', async () => {
+    const store = sqlite();
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 5_000; i++) deep = { next: deep };
+    const graph = new StateGraph({ name: 'deep-last' })
+      .addNode('first', () => 'first')
+      .addNode('last', () => ({ outputText: 'last', rawResponse: deep }))
+      .start('first')
+      .addEdge('first', 'last');
+    // How deep JSON.stringify may go depends on the stack left where it is called; here it has none.
+    const stringify = JSON.stringify;
+    const holdsDeep = (value: unknown): boolean => {
+      const seen = new Set<unknown>();
+      const stack = [value];
+      while (stack.length > 0) {
+        const v = stack.pop();
+        if (v === deep) return true;
+        if (v !== null && typeof v === 'object' && !seen.has(v)) (seen.add(v), stack.push(...Object.values(v)));
+      }
+      return false;
+    };
+    JSON.stringify = ((value: unknown, ...rest: never[]) => {
+      if (holdsDeep(value)) throw new RangeError('Maximum call stack size exceeded');
+      return stringify(value, ...rest);
+    }) as typeof JSON.stringify;
+    let run;
+    try {
+      run = await graph.run('go', { store });
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('value_too_large');
+      expect(run.error?.message).toMatch(/rawResponse\.next.*nested more than 1000 levels/);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    expect(await store.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'value_too_large' } });
+  });
+
   it('reports a store that throws plain errors as a typed failure of the run, and stops the run at that commit', async () => {
     const inner = sqlite();
     let writes = 0;
