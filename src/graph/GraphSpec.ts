@@ -3,6 +3,7 @@ import type { EdgeKind } from './WorkflowEvent.js';
 import type { StateModel } from '../state/StateModel.js';
 import type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from './GraphMachineContext.js';
 import type { RunStatus } from './WorkflowRun.js';
+import type { SerializedError } from '../errors/SwitchboardError.js';
 
 /**
  * How a front end other than StateGraph (the typed `Workflow` builder) adapts the machine's edges:
@@ -13,6 +14,8 @@ export interface MachineIo {
   input(raw: unknown): GraphMachineInput;
   /** The status to record on reaching a final state (e.g. `max-steps` for a spent loop fuse). */
   finalStatus(context: GraphMachineContext, status: RunStatus): RunStatus;
+  /** The error to record with that status when the run's context holds none (a step that ended the run `failed`). */
+  finalError?(context: GraphMachineContext, status: RunStatus): SerializedError | null;
   /** Adds the front end's fields to the machine's output (the engine's fields are kept). */
   output(base: GraphMachineOutput, context: GraphMachineContext): GraphMachineOutput;
 }

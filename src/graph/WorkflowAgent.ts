@@ -12,6 +12,7 @@ function settle(run: WorkflowRun): AgentResult | null {
   switch (run.status) {
     case 'completed':
     case 'max-steps':
+    case 'aborted':
       return run.result;
     case 'failed':
       throw run.error;
@@ -48,7 +49,7 @@ export class WorkflowAgent implements AgentNode {
   }
 
   /**
-   * Resolves to the last result for `completed` and `max-steps` runs; rejects with `run.error` for
+   * Resolves to the last result for `completed`, `max-steps` and `aborted` runs; rejects with `run.error` for
    * `failed` and with an `AbortError` for `cancelled`.
    */
   async run(input: string | AgentRequest, options: RunOptions = {}): Promise<AgentResult | null> {

@@ -2,8 +2,11 @@ import type { AgentResult } from './AgentNode.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { WaitingSpecialist } from './GraphMachineContext.js';
 
-/** How a run ended (or, for `waiting`, where it stopped). */
-export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled';
+/**
+ * How a run ended (or, for `waiting`, where it stopped). `aborted` ends only a typed `Workflow`'s run:
+ * a step threw `WorkflowAbort` or was `Steps.terminate('aborted')` (its output is the degraded answer).
+ */
+export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled' | 'aborted';
 
 /** The outcome of `graph.run()`: every run ends with an explicit status. */
 export interface WorkflowRun {

@@ -149,10 +149,10 @@ export function machineActions(spec: GraphSpec) {
       }
     },
 
-    recordFinalStatus: assign(({ context }: Args, { status }: { status: RunStatus }) => ({
-      status: spec.io === undefined ? status : spec.io.finalStatus(context, status),
-      inFlight: null,
-      waiting: null,
-    })),
+    recordFinalStatus: assign(({ context }: Args, { status }: { status: RunStatus }) => {
+      if (spec.io === undefined) return { status, inFlight: null, waiting: null };
+      const final = spec.io.finalStatus(context, status);
+      return { status: final, error: context.error ?? spec.io.finalError?.(context, final) ?? null, inFlight: null, waiting: null };
+    }),
   };
 }

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import type { SnapshotPatch } from './snapshotPatch.js';
 
-/** Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`. */
-export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted']);
+/**
+ * Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`;
+ * `aborted`: a typed workflow's step ended it early with a degraded answer.
+ */
+export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted', 'aborted']);
 /** Every status a stored run can have. */
 export type StoredRunStatus = z.infer<typeof StoredRunStatus>;
 
 /** Statuses after which a run never changes again. */
-export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled']);
+export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted']);
 
 /** The version of the stored snapshot format; a run stored with another version is not resumed. */
 export const SNAPSHOT_SCHEMA_VERSION = 1;

@@ -18,8 +18,8 @@ export interface WorkflowRunOptions extends Omit<RunOptions, 'state'> {
   maxIterations?: number;
 }
 
-/** How a workflow run ended: a graph run's statuses plus `aborted` (a step threw `WorkflowAbort`). */
-export type WorkflowStatus = RunStatus | 'aborted';
+/** How a workflow run ended: a graph run's statuses, `aborted` included (a step threw `WorkflowAbort`). */
+export type WorkflowStatus = RunStatus;
 
 /** The outcome of a workflow run. */
 export interface WorkflowResult<O = unknown> {
@@ -48,7 +48,7 @@ function engineOptions(name: string, input: unknown, options: WorkflowRunOptions
 export function toWorkflowResult<O>(run: WorkflowRun, compiled: CompiledWorkflow): WorkflowResult<O> {
   const result: WorkflowResult<O> = {
     runId: run.runId,
-    status: run.status as WorkflowStatus,
+    status: run.status,
     output: (run.result?.handoff ?? null) as O,
     context: contextFromState(run.state),
     path: stepPath(compiled, run.path),

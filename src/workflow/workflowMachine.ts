@@ -7,7 +7,6 @@ import type { GraphMachineContext, GraphMachineInput, GraphMachineOutput } from 
 import type { MachineIo } from '../graph/GraphSpec.js';
 import { humanNode } from '../graph/humanNode.js';
 import { readPath } from '../graph/PathLog.js';
-import type { RunStatus } from '../graph/WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { StateModel } from '../state/StateModel.js';
 import { AgentContext } from './AgentContext.js';
@@ -15,7 +14,7 @@ import type { CompiledWorkflow } from './compileWorkflow.js';
 import { contextFromObject } from './executeStep.js';
 import { forkNode } from './forkNode.js';
 import { END_ROUTE, WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
-import { handOn, workflowNode } from './workflowNodes.js';
+import { finalResult, workflowNode } from './workflowNodes.js';
 import { personRouter, PersonReply, PERSON_REPLY_KEY } from './personRouter.js';
 
 /** What a workflow's machine accepts: `{ input, runId?, context?, maxIterations? }`. */
@@ -27,8 +26,7 @@ export interface WorkflowMachineInput {
 }
 
 /** What a workflow's machine resolves to: the engine's output plus the workflow's. */
-export interface WorkflowMachineOutput extends Omit<GraphMachineOutput, 'status'> {
-  status: RunStatus | 'aborted';
+export interface WorkflowMachineOutput extends GraphMachineOutput {
   output: unknown;
   context: Record<string, unknown>;
 }
@@ -79,16 +77,15 @@ function machineIo(compiled: CompiledWorkflow): MachineIo {
     finalStatus: (context, status) => {
       const end = earlyEnd(context);
       if (status !== 'completed' || end === null) return status;
-      return end.end === 'max-steps' || end.end === 'failed' ? end.end : 'completed';
+      return end.end;
+    },
+    finalError: (context, status) => {
+      const end = earlyEnd(context);
+      return status === 'failed' && end?.end === 'failed' ? { name: 'WorkflowTermination', code: 'workflow_aborted', message: end.message || 'the workflow was terminated by a step' } : null;
     },
     output: (base, context) => {
-      const end = earlyEnd(context);
-      const status = end?.end === 'aborted' && base.status === 'completed' ? 'aborted' : base.status;
-      const error = end?.end === 'failed' && base.error === null ? { name: 'WorkflowTermination', code: 'workflow_aborted', message: end.message ?? 'terminated' } : base.error;
       const out: WorkflowMachineOutput = {
         ...base,
-        status,
-        error,
         path: stepPath(compiled, base.path),
         output: context.request.input,
         context: contextFromObject(context.state).toJSON(),
@@ -134,7 +131,7 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     } else if (rt.type === 'person') {
       nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
     } else if (node.id === graph.finishNode) {
-      nodeDefs.set(node.id, (_ctx, request) => handOn(request.input));
+      nodeDefs.set(node.id, (_ctx, request) => finalResult(request.input));
     } else {
       nodeDefs.set(node.id, workflowNode(node.id, rt));
     }

@@ -18,8 +18,27 @@ export function handOn(value: unknown, route?: string): AgentResult {
   return result;
 }
 
+/** The run's answer as text: a string as it is, another value as JSON (null when there is none). */
+function answerText(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The result of the node that ends a run: it hands `value` on and shows it as text (JSON for a structured value). */
+export function finalResult(value: unknown): AgentResult {
+  const result: AgentResult = { handoff: value === undefined ? null : value };
+  const text = answerText(value);
+  if (text !== null) result.outputText = text;
+  return result;
+}
+
 const early = (value: unknown, end: EarlyEnd['end'], message?: string): AgentResult => ({
-  handoff: value === undefined ? null : value,
+  ...finalResult(value),
   rawResponse: message === undefined ? { route: END_ROUTE, end } : { route: END_ROUTE, end, message },
 });
 
