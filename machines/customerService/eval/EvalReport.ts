@@ -14,7 +14,7 @@ export const EvalCase = z.object({
   /** Multi messages only: whether the planned task kinds are the expected ones. */
   tasksOk: z.boolean().nullable(),
   tasks: z.array(z.string()),
-  facts: z.array(z.object({ fact: z.string(), found: z.boolean() })),
+  facts: z.array(z.object({ fact: z.string(), found: z.boolean(), note: z.string().optional() })),
   status: z.string(),
   path: z.array(z.string()),
   answer: z.string().nullable(),

@@ -2,6 +2,7 @@ import { OfflineModel, resumeRun, type ModelClient, type WorkflowRun } from 'swi
 import { customerService } from '../../customerService.js';
 import { MIN_CONFIDENCE, type Classification, type Route } from '../Classification.js';
 import type { LabelledMessage } from '../dataset/LabelledMessage.js';
+import { checkFacts } from './checkFacts.js';
 import { EvalReport, ratio, type EvalCase } from './EvalReport.js';
 
 /** Options for {@link evaluateMessages}. */
@@ -58,7 +59,7 @@ async function runOne(message: LabelledMessage, model: ModelClient, graphs: Map<
     entities,
     tasksOk: message.tasks === undefined ? null : [...tasks].sort().join() === [...message.tasks].sort().join(),
     tasks,
-    facts: message.facts.map((fact) => ({ fact, found: (answer ?? '').toLowerCase().includes(fact.toLowerCase()) })),
+    facts: checkFacts(message.facts, answer),
     status: run.status,
     path: run.path,
     answer,
@@ -70,7 +71,9 @@ async function runOne(message: LabelledMessage, model: ModelClient, graphs: Map<
  * Runs labelled messages through the customer-service graph — each against its own clock, the
  * customer's reply given when the desk asks for an order number — and scores them: route taken,
  * entities read, task split of composite messages, and whether the final answer contains every
- * expected fact. The same code measures the offline model and any OpenAI-compatible one.
+ * expected fact as an answer of the kind asked for ({@link checkFacts}: a refund amount stated as
+ * money back, an order status without an unasked refund estimate). The same code measures the
+ * offline model and any OpenAI-compatible one.
  *
  * @example
  * const report = await evaluateMessages(loadDataset('heldout'));

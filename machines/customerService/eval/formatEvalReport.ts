@@ -28,7 +28,7 @@ export function formatEvalReport(report: EvalReport, options: { misses?: number 
         c.routeOk ? '' : `route ${c.expectedRoute}→${c.route}`,
         c.entitiesOk ? '' : `entities ${JSON.stringify(c.expectedEntities)}→${JSON.stringify(c.entities)}`,
         c.tasksOk === false ? `tasks → [${c.tasks.join(', ')}]` : '',
-        c.facts.filter((f) => !f.found).map((f) => `missing "${f.fact}"`).join(', '),
+        c.facts.filter((f) => !f.found).map((f) => (f.note ? `"${f.fact}": ${f.note}` : `missing "${f.fact}"`)).join(', '),
         c.error ? `error: ${c.error}` : '',
       ].filter(Boolean);
       lines.push(`  ${c.id}  ${c.text.length > 70 ? `${c.text.slice(0, 69)}…` : c.text}\n        ${why.join('; ')}`);
