@@ -1,4 +1,5 @@
 import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
+import type { TraceEvent } from '../trace/TraceEvent.js';
 import { excerpt } from './format.js';
 
 type Fields = Record<string, unknown>;
@@ -39,8 +40,9 @@ export class TracePrinter {
     this.#verbose = options.verbose ?? true;
   }
 
-  print(event: WorkflowEvent): void {
-    const e = event as WorkflowEvent & Fields;
+  /** Prints one event: as a run emits it, or as recorders get it (redacted). */
+  print(event: WorkflowEvent | TraceEvent): void {
+    const e = event as (WorkflowEvent | TraceEvent) & Fields;
     const lane = e.path === 'root' ? '' : `${String(e.path).replace(/^root\//, '')} │ `;
     const pad = `  ${lane}`;
     switch (event.type) {

@@ -61,9 +61,20 @@ export class WorkflowAgent implements AgentNode {
     return this.workflow.stream(input, this.#options(options));
   }
 
-  /** As a node: runs the workflow with the outer node's signal and session. */
+  /**
+   * As a node: runs the workflow with the outer node's signal and session. While someone listens to
+   * the outer run, the inner run's events are reported as `workflow.event` events, as in
+   * {@link executeStream}: what a run records does not depend on whether it was run or streamed.
+   */
   execute(ctx: WorkflowContext, request: AgentRequest): Promise<AgentResult | null> {
-    return this.run(request, { signal: ctx.signal, session: this.session ?? ctx.session });
+    const options: RunOptions = { signal: ctx.signal, session: this.session ?? ctx.session };
+    if (!ctx.reporting) return this.run(request, options);
+    return this.run(request, {
+      ...options,
+      onEvent: (event) => {
+        if (event.type !== 'run.completed') ctx.report({ type: 'workflow.event', workflow: this.workflow.name, event });
+      },
+    });
   }
 
   /** As a streaming node: forwards the inner run's events as `workflow.event` events. */

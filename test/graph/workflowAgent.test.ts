@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SequentialWorkflow, StateGraph, WorkflowAgent, WorkflowExecutionError, type WorkflowEvent } from '../../src/index.js';
+import { MemoryRecorder, MemoryRunStore, SequentialWorkflow, StateGraph, WorkflowAgent, WorkflowExecutionError, type WorkflowEvent } from '../../src/index.js';
 
 describe('WorkflowAgent', () => {
   it('resolves with the last result of a completed run', async () => {
@@ -56,5 +56,27 @@ describe('WorkflowAgent', () => {
     expect(forwarded.length).toBeGreaterThan(0);
     expect(forwarded[0]).toMatchObject({ nodeId: 'nested', workflow: 'inner' });
     expect((events.at(-1) as { run: { outputText: string } }).run.outputText).toBe('post(inner(pre))');
+  });
+
+  it('reports the inner run\'s events in run() as in stream(), to recorders and the store', async () => {
+    const inner = new SequentialWorkflow({ name: 'inner' }).addNode((ctx, r) => {
+      ctx.report({ type: 'lookup.done', key: String(r.input) });
+      return `inner(${String(r.input)})`;
+    });
+    const outer = new StateGraph().addNode('nested', new WorkflowAgent(inner)).start('nested');
+    const forwarded = (events: ReadonlyArray<{ type: string; event?: unknown }>) =>
+      events.filter((e) => e.type === 'workflow.event').map((e) => (e.event as { type: string }).type);
+
+    const ran = new MemoryRecorder();
+    const store = new MemoryRunStore();
+    const run = await outer.run('x', { recorders: [ran], store });
+    const streamed = new MemoryRecorder();
+    for await (const _ of outer.stream('x', { recorders: [streamed] })) void _;
+
+    expect(forwarded(ran.events)).toEqual(forwarded(streamed.events));
+    expect(forwarded(ran.events)).toContain('lookup.done');
+    expect((await store.listEvents(run.runId)).filter((e) => e.type === 'workflow.event')).toHaveLength(forwarded(ran.events).length);
+    // Nobody listening: the inner run is not asked to report anything.
+    expect((await outer.run('x')).outputText).toBe('inner(x)');
   });
 });

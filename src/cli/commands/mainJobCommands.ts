@@ -9,6 +9,7 @@ import { excerpt, table } from '../format.js';
 import { runMetadata } from '../runMetadata.js';
 import type { Scenario } from '../../server/Scenario.js';
 import { TracePrinter } from '../TracePrinter.js';
+import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { EXIT, exitCodeFor } from '../exitCodes.js';
 import { parseInput } from '../../input/parseInput.js';
 import { MessageText } from '../../input/RunText.js';
@@ -17,15 +18,15 @@ import { faultNames } from '../../input/faultNames.js';
 import { readImageFile } from '../../input/readImageFile.js';
 import { findGraph } from './findGraph.js';
 
-/** Runs one request on a stored run of `graph`, printing the live trace unless `quiet`. */
+/**
+ * Runs one request on a stored run of `graph`, printing the live trace unless `print` is null. It
+ * starts the run the way `start`, `inspect` and the workbench do (`RunManager.start`), with the
+ * printer as one more recorder, so what is stored does not depend on the command that started it.
+ */
 async function runTraced(runs: RunManager, graph: string, input: string, metadata: Record<string, unknown> | undefined, print: ((line: string) => void) | null): Promise<WorkflowRun> {
   const printer = print === null ? null : new TracePrinter(print);
-  let run: WorkflowRun | undefined;
-  for await (const event of runs.graph(graph).stream(metadata === undefined ? input : { input, metadata }, { store: runs.store })) {
-    printer?.print(event);
-    if (event.type === 'run.completed') run = (event as { run: WorkflowRun }).run;
-  }
-  return run!;
+  const recorders: TraceRecorder[] = printer === null ? [] : [{ record: (event) => printer.print(event) }];
+  return runs.start(graph, metadata === undefined ? input : { input, metadata }, { recorders });
 }
 
 function summary(run: WorkflowRun) {
