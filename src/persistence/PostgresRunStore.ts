@@ -2,7 +2,8 @@ import pg from 'pg';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
+import { eventRows, readEventRows, type ReadEventRow } from './eventRows.js';
+import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link PostgresRunStore}. */
@@ -146,7 +147,7 @@ export class PostgresRunStore implements RunStore {
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch, this.#limit, runId);
-    const data = encodeEvents(events, this.#limit);
+    const rows = eventRows(events, this.#limit);
     const params: unknown[] = cols.map(([, v]) => v);
     const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
     const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING version`;
@@ -159,11 +160,10 @@ export class PostgresRunStore implements RunStore {
       if (res.rows[0] === undefined) return null;
       // A new snapshot holds everything the step records said.
       if (patch.snapshot !== undefined) await client.query('DELETE FROM steps WHERE run_id = $1', [runId]);
-      if (events.length === 0) return res.rows[0].version;
+      if (rows.length === 0) return res.rows[0].version;
       const eventParams: unknown[] = [];
-      const values = events.map(
-        (e, i) =>
-          `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(data[i])})`,
+      const values = rows.map(
+        (e) => `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(e.data)})`,
       );
       await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
       return res.rows[0].version;
@@ -172,12 +172,12 @@ export class PostgresRunStore implements RunStore {
 
   async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
     const text = joinSteps(runId, steps, this.#limit);
-    const data = encodeEvents(events, this.#limit);
+    const rows = eventRows(events, this.#limit);
     const params: unknown[] = [runId, expectedVersion, text];
     // One statement, so one round trip and one transaction: the run's row is locked against a
     // concurrent compare-and-set (FOR SHARE) and read, never written.
-    const values = events.map(
-      (e, i) => `($${params.push(e.runId)}::text, $${params.push(e.seq)}::integer, $${params.push(e.type)}::text, $${params.push(e.at)}::bigint, $${params.push(data[i])}::text)`,
+    const values = rows.map(
+      (e) => `($${params.push(e.runId)}::text, $${params.push(e.seq)}::integer, $${params.push(e.type)}::text, $${params.push(e.at)}::bigint, $${params.push(e.data)}::text)`,
     );
     const insertEvents =
       values.length === 0
@@ -215,11 +215,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
-    const res = await this.#query<{ run_id: string; seq: number; type: string; at: string; data: string }>(
-      'SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
-      [runId, options.afterSeq ?? 0, options.limit ?? 1_000_000],
-    );
-    return res.rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: Number(r.at), data: parseStored(r.data, `event ${r.seq} of run ${r.run_id}`, decodeStored) as Record<string, unknown> }));
+    const afterSeq = options.afterSeq ?? 0;
+    const limit = options.limit ?? 1_000_000;
+    // A row holds one or more events and is keyed by its last: `limit` rows hold at least `limit` events after `afterSeq`.
+    const res = await this.#query<ReadEventRow>('SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit]);
+    return readEventRows(res.rows, afterSeq, limit);
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
+import { eventRows, readEventRows, type EventRow, type ReadEventRow } from './eventRows.js';
+import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
 /** Options for {@link SqliteRunStore}. */
@@ -119,7 +120,7 @@ export class SqliteRunStore implements RunStore {
 
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch, this.#limit, runId);
-    const data = encodeEvents(events, this.#limit);
+    const rows = eventRows(events, this.#limit);
     const changed = this.#guard(`writing run ${runId}`, () => {
       const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
       const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
@@ -129,7 +130,7 @@ export class SqliteRunStore implements RunStore {
       return this.#db.transaction(() => {
         if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
         dropSteps?.run(runId);
-        events.forEach((e, i) => insert.run(e.runId, e.seq, e.type, e.at, data[i]));
+        for (const e of rows) insert.run(e.runId, e.seq, e.type, e.at, e.data);
         return true;
       })();
     });
@@ -138,26 +139,26 @@ export class SqliteRunStore implements RunStore {
 
   async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
     const text = joinSteps(runId, steps, this.#limit);
-    const data = encodeEvents(events, this.#limit);
-    return this.#guard(`writing run ${runId}`, () => this.#appendTransaction(runId, expectedVersion, text, events, data));
+    const rows = eventRows(events, this.#limit);
+    return this.#guard(`writing run ${runId}`, () => this.#appendTransaction(runId, expectedVersion, text, rows));
   }
 
   /** One transaction for {@link appendSteps}, compiled once. */
-  readonly #appendTransaction = (runId: string, expectedVersion: number, text: string, events: StoredEvent[], data: string[]): boolean => {
-    this.#append ??= this.#db.transaction((id: string, version: number, steps: string, list: StoredEvent[], encoded: string[]) => {
+  readonly #appendTransaction = (runId: string, expectedVersion: number, text: string, rows: EventRow[]): boolean => {
+    this.#append ??= this.#db.transaction((id: string, version: number, steps: string, list: EventRow[]) => {
       // The version is read, not written: the run's row (and its status index entry) stays as it is.
       const append = this.#sql(
         'INSERT INTO steps (run_id, n, data) SELECT ?, coalesce((SELECT max(n) FROM steps WHERE run_id = ?), 0) + 1, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND version = ?)',
       );
       if (append.run(id, id, steps, id, version).changes === 0) return false;
       const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
-      list.forEach((e, i) => insert.run(e.runId, e.seq, e.type, e.at, encoded[i]));
+      for (const e of list) insert.run(e.runId, e.seq, e.type, e.at, e.data);
       return true;
     });
-    return this.#append(runId, expectedVersion, text, events, data) as boolean;
+    return this.#append(runId, expectedVersion, text, rows) as boolean;
   };
 
-  #append: Database.Transaction<(id: string, version: number, steps: string, list: StoredEvent[], encoded: string[]) => boolean> | null = null;
+  #append: Database.Transaction<(id: string, version: number, steps: string, list: EventRow[]) => boolean> | null = null;
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
     const info = this.#guard('renewing a lease', () => this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner));
@@ -165,10 +166,13 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { afterSeq?: number; limit?: number } = {}): Promise<StoredEvent[]> {
+    const afterSeq = options.afterSeq ?? 0;
+    const limit = options.limit ?? 1_000_000;
+    // A row holds one or more events and is keyed by its last: `limit` rows hold at least `limit` events after `afterSeq`.
     const rows = this.#guard('reading events', () =>
-      this.#sql('SELECT run_id, seq, type, at, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(runId, options.afterSeq ?? 0, options.limit ?? 1_000_000),
-    ) as Array<{ run_id: string; seq: number; type: string; at: number; data: string }>;
-    return rows.map((r) => ({ runId: r.run_id, seq: r.seq, type: r.type, at: r.at, data: parseStored(r.data, `event ${r.seq} of run ${r.run_id}`, decodeStored) as Record<string, unknown> }));
+      this.#sql('SELECT run_id, seq, type, at, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(runId, afterSeq, limit),
+    ) as ReadEventRow[];
+    return readEventRows(rows, afterSeq, limit);
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {

@@ -137,6 +137,41 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       await expect(store.appendSteps!('badstep', 1, [])).rejects.toMatchObject({ code: 'store_encoding' });
     });
 
+    it('reads back every event of a commit exactly, whatever page it is read in', async () => {
+      await newRun('page');
+      const traced = (seq: number): StoredEvent => ({ runId: 'page', seq, type: 'node.completed', at: 2000 + seq, data: { type: 'node.completed', seq, at: 2000 + seq, note: `n${seq}` } });
+      // Data that does not repeat its envelope, data that repeats it, and a long value in two events of one commit.
+      const odd: StoredEvent = { runId: 'page', seq: 4, type: 'edge.traversed', at: 7, data: { type: 'other', seq: 99 } };
+      const long = 'y'.repeat(3000);
+      const shared = (seq: number): StoredEvent => ({ runId: 'page', seq, type: 't', at: 1, data: { seq, type: 't', at: 1, text: long } });
+      const all = [traced(1), traced(2), traced(3), odd, shared(5), shared(6), traced(7)];
+      expect(await store.appendSteps!('page', 1, [JSON.stringify({ set: { n: 2 } })], all.slice(0, 4))).toBe(true);
+      expect(await store.updateRun('page', 1, { lastSeq: 7 }, all.slice(4))).toBe(2);
+      expect(await store.listEvents('page')).toEqual(all);
+      for (let after = 0; after <= 7; after++) {
+        for (const limit of [1, 2, 3, 10]) {
+          expect(await store.listEvents('page', { afterSeq: after, limit })).toEqual(all.filter((e) => e.seq > after).slice(0, limit));
+        }
+      }
+      // Events of another run in the same write go to that run's log.
+      await newRun('other');
+      expect(await store.updateRun('page', 2, {}, [traced(8), ev('other', 1), ev('other', 2), traced(9)])).toBe(3);
+      expect((await store.listEvents('page', { afterSeq: 7 })).map((e) => e.seq)).toEqual([8, 9]);
+      expect(await store.listEvents('other')).toEqual([ev('other', 1), ev('other', 2)]);
+    });
+
+    it('names the event that cannot be stored among the events of one commit, and writes none of them', async () => {
+      await newRun('badbatch');
+      const bad: StoredEvent = { runId: 'badbatch', seq: 2, type: 'node.completed', at: 1, data: { when: new Date(0) } };
+      await expect(store.updateRun('badbatch', 1, {}, [ev('badbatch', 1), bad, ev('badbatch', 3)])).rejects.toMatchObject({
+        code: 'not_json',
+        message: expect.stringContaining('event 2 (node.completed).when'),
+      });
+      await expect(store.appendSteps!('badbatch', 1, [JSON.stringify({ set: { n: 2 } })], [ev('badbatch', 1), bad])).rejects.toMatchObject({ code: 'not_json' });
+      expect(await store.listEvents('badbatch')).toEqual([]);
+      expect((await store.getRun('badbatch'))!.snapshot).toEqual({ n: 1 });
+    });
+
     it('reports the bytes held for a run', async () => {
       await newRun('size');
       await store.updateRun('size', 1, { lastSeq: 1 }, [ev('size', 1)]);

@@ -1,0 +1,121 @@
+import { checkEvent, checkEventList } from './checkStoreInput.js';
+import type { StoredEvent } from './RunStore.js';
+import { StoreError } from './StoreError.js';
+import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
+
+/** The `type` column of a row that holds several events. */
+export const EVENT_BATCH_TYPE = 'events';
+
+/** One row of the `events` table as both SQL stores write it. */
+export interface EventRow {
+  runId: string;
+  /** The (last) event's sequence number: the row's key. */
+  seq: number;
+  type: string;
+  at: number;
+  data: string;
+}
+
+/**
+ * The rows that store `events`. A row holds one event (its data as stored JSON, as rows always
+ * did), or the consecutive events of one run written in one commit: then its data is a stored JSON
+ * list, its `seq` the last event's (so `seq > n` finds every row holding an event after `n`), its
+ * `type` {@link EVENT_BATCH_TYPE} and its `at` the last event's. Each item of the list is the
+ * event's data when that data repeats the envelope (`seq`, `type`, `at`), as a run's events do, and
+ * `[seq, type, at, data]` otherwise. One insert per commit instead of one per event is what keeps an
+ * event log cheap at every step. When a batch cannot be encoded, its events are encoded one by one, so an
+ * event that is not JSON is named by its own seq and type.
+ */
+export function eventRows(events: readonly StoredEvent[], limit: number = MAX_STORED_BYTES): EventRow[] {
+  checkEventList(events);
+  events.forEach((event, i) => checkEvent(event, `events[${i}]`));
+  const rows: EventRow[] = [];
+  let start = 0;
+  while (start < events.length) {
+    let end = start + 1;
+    while (end < events.length && events[end]!.runId === events[start]!.runId && events[end]!.seq > events[end - 1]!.seq) end += 1;
+    rows.push(...groupRows(events.slice(start, end), limit));
+    start = end;
+  }
+  return rows;
+}
+
+const single = (event: StoredEvent, limit: number): EventRow => ({
+  runId: event.runId,
+  seq: event.seq,
+  type: event.type,
+  at: event.at,
+  data: encodeStored(event.data, `event ${event.seq} (${event.type})`, limit),
+});
+
+/** Rows for consecutive events of one run, in ascending seq: one row when they fit in one value. */
+function groupRows(group: readonly StoredEvent[], limit: number): EventRow[] {
+  if (group.length === 1) return [single(group[0]!, limit)];
+  const items = group.map((e) => (e.data.seq === e.seq && e.data.type === e.type && e.data.at === e.at ? e.data : [e.seq, e.type, e.at, e.data]));
+  let data: string;
+  try {
+    data = encodeStored(items, 'events', limit);
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    // Encoded one by one, an event that cannot be stored is named; events that only together
+    // outgrow a value get a row each.
+    return group.map((e) => single(e, limit));
+  }
+  const last = group[group.length - 1]!;
+  return [{ runId: last.runId, seq: last.seq, type: EVENT_BATCH_TYPE, at: last.at, data }];
+}
+
+/** A row of the `events` table as read back (numbers may come as strings from PostgreSQL). */
+export interface ReadEventRow {
+  run_id: string;
+  seq: number | string;
+  type: string;
+  at: number | string;
+  data: string;
+}
+
+function corrupt(what: string, cause?: unknown): StoreError {
+  return new StoreError(`${what} is not a stored event (the row was changed outside Switchboard)`, { code: 'store_corrupt', cause });
+}
+
+/**
+ * The events held by rows read in `seq` order, after `afterSeq` and at most `limit` of them.
+ * Fetching `limit` rows is always enough: each row holds at least one event after `afterSeq`.
+ */
+export function readEventRows(rows: readonly ReadEventRow[], afterSeq: number, limit: number): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    const what = `event ${seq} of run ${row.run_id}`;
+    let decoded: unknown;
+    try {
+      decoded = decodeStored(row.data);
+    } catch (cause) {
+      if (cause instanceof StoreError) throw cause;
+      throw new StoreError(`${what} is not valid JSON (${(cause as Error).message}); the row was changed outside Switchboard`, { code: 'store_corrupt', cause });
+    }
+    if (!Array.isArray(decoded)) {
+      if (typeof decoded !== 'object' || decoded === null) throw corrupt(what);
+      if (seq > afterSeq) out.push({ runId: row.run_id, seq, type: row.type, at: Number(row.at), data: decoded as Record<string, unknown> });
+    } else {
+      for (const item of decoded) {
+        const event = batchItem(row.run_id, item, what);
+        if (event.seq > afterSeq) out.push(event);
+        if (out.length >= limit) return out;
+      }
+    }
+    if (out.length >= limit) return out;
+  }
+  return out;
+}
+
+function batchItem(runId: string, item: unknown, what: string): StoredEvent {
+  if (Array.isArray(item)) {
+    const [seq, type, at, data] = item as [unknown, unknown, unknown, unknown];
+    if (typeof seq !== 'number' || typeof type !== 'string' || typeof at !== 'number' || typeof data !== 'object' || data === null) throw corrupt(what);
+    return { runId, seq, type, at, data: data as Record<string, unknown> };
+  }
+  const data = item as Record<string, unknown> | null;
+  if (typeof data !== 'object' || data === null || typeof data.seq !== 'number' || typeof data.type !== 'string' || typeof data.at !== 'number') throw corrupt(what);
+  return { runId, seq: data.seq, type: data.type, at: data.at, data };
+}
