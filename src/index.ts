@@ -206,6 +206,29 @@ export { machineToJson, FUNCTION_MARKER, type MachineJson } from './trace/machin
 /** A compiled graph's machine as a Mermaid stateDiagram-v2 with route keys on conditional edges. */
 export { machineToMermaid, type MermaidOptions } from './trace/machineToMermaid.js';
 
+/** One step transition of a run (`{ runId, workflow, from, to, at, durationMs, tokens, costUsd, nodeType, label }`), its start and end states. */
+export { TransitionRecord, START_STATE, END_PREFIX, endState, statusOfState } from './analytics/TransitionRecord.js';
+/** Turns a run's events (live or stored) into its transition records. */
+export { TransitionTracker, type TrackedEvent, type CostOf } from './analytics/TransitionTracker.js';
+/** A recorder that hands each step transition of a run (and its specialists) to you, or keeps it. */
+export { TransitionRecorder, type TransitionRecorderOptions } from './analytics/TransitionRecorder.js';
+/** A recorder that appends each step transition of a run to a JSON Lines file. */
+export { JsonlTransitionRecorder } from './analytics/JsonlTransitionRecorder.js';
+/** Reads the records a JsonlTransitionRecorder wrote. */
+export { readTransitionsFile } from './analytics/readTransitionsFile.js';
+/** The step transitions of stored runs, read from their event logs. */
+export { storedTransitions, type StoredTransitionsOptions } from './analytics/storedTransitions.js';
+/** The absorbing Markov chain of a workflow estimated from its transitions: matrix, end probabilities, expected steps, thrash, loops. */
+export { analyzeTransitions, type TransitionAnalysis, type StateStats } from './analytics/analyzeTransitions.js';
+/** The thrash score and loops of an analysis. */
+export type { Thrash, Cycle } from './analytics/runSequences.js';
+/** Solves a small dense linear system (Gaussian elimination with partial pivoting). */
+export { solveLinear } from './analytics/solveLinear.js';
+/** An analysed chain as a Mermaid stateDiagram-v2 with edges labelled by probability. */
+export { analysisToMermaid, formatProbability } from './analytics/analysisToMermaid.js';
+/** Transition analytics got a bad record or a chain that never ends. */
+export { AnalyticsError, type AnalyticsErrorCode } from './errors/AnalyticsError.js';
+
 /** The workbench as a hono app (HTTP API, SSE event streams, the page), not yet listening. */
 export { createServer, type ServerOptions, type Workbench } from './server/createServer.js';
 /** Creates the workbench and listens (127.0.0.1 by default; other hosts require a token). */

@@ -39,6 +39,9 @@ export const SWITCHBOARD_ERROR_CODES = [
   'invalid_reply',
   'invalid_input',
   'invalid_tasks',
+  // Transition analytics: a record that is not a TransitionRecord, a chain that never ends.
+  'invalid_transition_record',
+  'chain_not_absorbing',
   // Coordinator failure policy: a specialist failed (onFailure 'fail'), too few completed, a task timed out.
   'specialist_failed',
   'too_few_completed',

@@ -80,18 +80,27 @@ export class EventSink {
   }
 
   #record(event: WorkflowEvent): void {
+    // Redacted lazily: a run whose only recorders take raw events pays for no redaction.
+    let traced: TraceEvent | null = null;
+    for (const recorder of this.recorders) {
+      if (this.#failed.has(recorder)) continue;
+      if (recorder.rawEvents === true) {
+        this.#call('recorder', recorder, () => recorder.record(event as TraceEvent));
+        continue;
+      }
+      const redacted = (traced ??= this.#redact(event));
+      this.#call('recorder', recorder, () => recorder.record(redacted));
+    }
+  }
+
+  #redact(event: WorkflowEvent): TraceEvent {
     this.secrets ??= secretValues();
-    let traced: TraceEvent;
     try {
-      traced = redactEvent(event, this.secrets);
+      return redactEvent(event, this.secrets);
     } catch {
       // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
       const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
-      traced = { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
-    }
-    for (const recorder of this.recorders) {
-      if (this.#failed.has(recorder)) continue;
-      this.#call('recorder', recorder, () => recorder.record(traced));
+      return { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
     }
   }
 }

@@ -15,4 +15,10 @@ import type { TraceEvent } from './TraceEvent.js';
  */
 export interface TraceRecorder {
   record(event: TraceEvent): void;
+  /**
+   * True for a recorder that reads only the engine's own fields (ids, times, node ids, token
+   * counts) and keeps none of an event's payload, such as `TransitionRecorder`: it is handed each
+   * event as the run made it, neither redacted nor copied, and must not change it. Default false.
+   */
+  readonly rawEvents?: boolean;
 }

@@ -1,0 +1,41 @@
+import type { TraceEvent } from '../trace/TraceEvent.js';
+import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import type { TransitionRecord } from './TransitionRecord.js';
+import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
+
+/** Options for a {@link TransitionRecorder}. */
+export interface TransitionRecorderOptions {
+  /** Receives each record as it happens; without it the records are kept in {@link TransitionRecorder.records}. */
+  onTransition?: (record: TransitionRecord) => void;
+  /** Prices model calls for `costUsd` (left undefined without it, or when a step's usage names no model). */
+  costOf?: CostOf;
+}
+
+/**
+ * Hands every step transition of a run, and of the specialist runs it starts, to you as a
+ * {@link TransitionRecord}: pass it in `recorders` like any recorder (`run`, `stream`, `resume`, a
+ * typed `Workflow`'s run, the workbench). It reads the events as the run makes them (no redaction,
+ * no copy), so a run pays only for building its events; a run with no recorder builds none.
+ *
+ * @example
+ * const transitions = new TransitionRecorder();
+ * await graph.run('hi', { recorders: [transitions] });
+ * analyzeTransitions(transitions.records).matrix;
+ */
+export class TransitionRecorder implements TraceRecorder {
+  readonly rawEvents = true;
+  /** The records so far, when no `onTransition` was given. */
+  readonly records: TransitionRecord[] = [];
+  readonly #tracker: TransitionTracker;
+
+  constructor(options: TransitionRecorderOptions = {}) {
+    const keep = (record: TransitionRecord): void => {
+      this.records.push(record);
+    };
+    this.#tracker = new TransitionTracker(options.onTransition ?? keep, { costOf: options.costOf });
+  }
+
+  record(event: TraceEvent): void {
+    this.#tracker.push(event as TrackedEvent);
+  }
+}

@@ -1,0 +1,50 @@
+import type { RunStore } from '../persistence/RunStore.js';
+import type { TransitionRecord } from './TransitionRecord.js';
+import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
+
+/** Which stored runs {@link storedTransitions} reads. */
+export interface StoredTransitionsOptions {
+  /** Only runs of this graph (by name). */
+  graph?: string;
+  /** Only runs created at or after this time (epoch ms or a Date). */
+  since?: number | Date;
+  /** At most this many runs, newest first (default: all). */
+  limit?: number;
+  /** Prices model calls for `costUsd`. */
+  costOf?: CostOf;
+}
+
+/** Events read per page. */
+const PAGE = 5_000;
+
+/**
+ * The step transitions of stored runs, read from their event logs (what every stored run already
+ * keeps: node starts and completions with their durations and usage, edges and the final status),
+ * so recording them costs a stored run nothing more. Runs oldest first, each run's records in order;
+ * specialist runs inside a run are included (their `workflow` is their own graph). A run still going
+ * ends its records at its current node.
+ *
+ * @example
+ * const records = await storedTransitions(store, { graph: 'support', since: Date.now() - 86_400_000 });
+ * analyzeTransitions(records.filter((r) => r.workflow === 'support'));
+ */
+export async function storedTransitions(store: RunStore, options: StoredTransitionsOptions = {}): Promise<TransitionRecord[]> {
+  const since = options.since instanceof Date ? options.since.getTime() : options.since;
+  const runs = await store.listRuns({
+    ...(options.graph === undefined ? {} : { graphName: options.graph }),
+    limit: options.limit ?? Number.MAX_SAFE_INTEGER,
+  });
+  const chosen = runs.filter((run) => since === undefined || run.createdAt >= since).reverse();
+  const records: TransitionRecord[] = [];
+  const tracker = new TransitionTracker((record) => records.push(record), { costOf: options.costOf });
+  for (const run of chosen) {
+    let afterSeq = 0;
+    for (;;) {
+      const page = await store.listEvents(run.runId, { afterSeq, limit: PAGE });
+      for (const event of page) tracker.push(event.data as TrackedEvent);
+      if (page.length < PAGE) break;
+      afterSeq = page[page.length - 1]!.seq;
+    }
+  }
+  return records;
+}

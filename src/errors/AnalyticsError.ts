@@ -1,0 +1,17 @@
+import { SwitchboardError } from './SwitchboardError.js';
+
+/** Codes of {@link AnalyticsError}. */
+export type AnalyticsErrorCode = 'invalid_transition_record' | 'chain_not_absorbing';
+
+/**
+ * Transition analytics were given something they cannot use: a record that is not a
+ * `TransitionRecord` (`invalid_transition_record`, with where it was), or a linear system with no
+ * solution (`chain_not_absorbing`: some states can never reach an end).
+ */
+export class AnalyticsError extends SwitchboardError {
+  override readonly name = 'AnalyticsError';
+
+  constructor(message: string, code: AnalyticsErrorCode) {
+    super(message, { code, fault: 'user', retryable: false });
+  }
+}
