@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import { AS_GRAPH, toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../graph/RunnableGraph.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
@@ -63,14 +63,15 @@ function importFailure(error: unknown): string {
   return `it threw while loading (${name}: ${firstLine(message)})`;
 }
 
-/** Whether a value looks like a `StateGraph` / `SequentialWorkflow` (what the CLI calls on it). */
-function isWorkflow(value: unknown): value is RunnableGraph {
-  const w = value as Partial<RunnableGraph> | null;
-  return typeof w === 'object' && w !== null && typeof w.name === 'string' && typeof w.run === 'function' && typeof w.stream === 'function' && typeof w.toMachine === 'function';
+/** Whether a value looks like a `StateGraph` / `SequentialWorkflow` (what the CLI calls on it) or a typed `Workflow` (which gives its graph view). */
+function isWorkflow(value: unknown): value is RegisteredGraph {
+  const w = value as Partial<RunnableGraph> & { [AS_GRAPH]?: unknown } | null;
+  if (typeof w !== 'object' || w === null || typeof w.name !== 'string') return false;
+  return typeof w[AS_GRAPH] === 'function' || (typeof w.run === 'function' && typeof w.stream === 'function' && typeof w.toMachine === 'function');
 }
 
 /**
- * Loads a module exporting `graphs: RunnableGraph[]` and optionally `scenarios: Scenario[]` and
+ * Loads a module exporting `graphs` (StateGraphs, SequentialWorkflows and typed Workflows) and optionally `scenarios: Scenario[]` and
  * `faults: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
  * `machines/index.ts`). Loaded at run time so the library never depends on the concrete machines.
  * A path that is not a JavaScript or TypeScript module file, a module that does not compile, throws
@@ -104,10 +105,10 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
     throw new GraphDefinitionError(`${where} cannot be loaded: ${importFailure(error)}`, error);
   }
   if (!Array.isArray(loaded.graphs)) {
-    throw new GraphDefinitionError(`${where} must export \`graphs\`: an array of StateGraph / SequentialWorkflow`);
+    throw new GraphDefinitionError(`${where} must export \`graphs\`: an array of StateGraph / SequentialWorkflow / Workflow`);
   }
   const bad = loaded.graphs.findIndex((g) => !isWorkflow(g));
-  if (bad !== -1) throw new GraphDefinitionError(`${where}: graphs[${bad}] is not a StateGraph or SequentialWorkflow (it needs a name, run, stream and toMachine)`);
+  if (bad !== -1) throw new GraphDefinitionError(`${where}: graphs[${bad}] is not a StateGraph, SequentialWorkflow or Workflow (it needs a name, run, stream and toMachine)`);
   const faults = loaded.faults ?? [];
   if (!Array.isArray(faults) || !faults.every((f) => typeof f === 'string' && /^[a-z0-9_-]+$/i.test(f))) {
     throw new GraphDefinitionError(`${where} exports \`faults\` that are not a list of fault names (letters, digits, "_" and "-")`);
@@ -121,7 +122,7 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
     const checked = faultCheck.safeParse(s.faults ?? []);
     if (!checked.success) throw new GraphDefinitionError(`${where}: scenario "${s.id}": ${formatZodError(checked.error)}`);
   }
-  return { graphs: loaded.graphs, scenarios: scenarios.data, faults, url };
+  return { graphs: (loaded.graphs as RegisteredGraph[]).map(toRunnableGraph), scenarios: scenarios.data, faults, url };
 }
 
 /** Loads the graphs a CLI command works with (see {@link loadGraphsModule}). */

@@ -49,6 +49,8 @@ export interface CompilableNode extends AgentNode {
    * coordinator (its parts are its specialists).
    */
   readonly parts?: readonly NodePart[];
+  /** True for a typed workflow's fork: its parts are its branches (steps run side by side), not specialist graphs. */
+  readonly fork?: boolean;
   /**
    * For a node whose run waits because a child run waits (a coordinator's specialist): that
    * child's machine and persisted snapshot, read from the parent's persisted `snapshot` while it

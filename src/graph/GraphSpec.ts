@@ -16,6 +16,8 @@ export interface MachineIo {
   finalStatus(context: GraphMachineContext, status: RunStatus): RunStatus;
   /** The error to record with that status when the run's context holds none (a step that ended the run `failed`). */
   finalError?(context: GraphMachineContext, status: RunStatus): SerializedError | null;
+  /** The front end's own plain-data graph (a typed workflow's `WorkflowGraph`), shown beside the machine in exports. */
+  graph?: unknown;
   /** Adds the front end's fields to the machine's output (the engine's fields are kept). */
   output(base: GraphMachineOutput, context: GraphMachineContext): GraphMachineOutput;
 }

@@ -186,6 +186,7 @@ export class RunRuntime {
       const model = this.stateModel ?? StateModel.untyped;
       this.#context = new WorkflowContext({ runId, state: SharedState.fromObject(state, model), session: this.session, journal: this.journal });
       this.#boundTo = state;
+      contextRuntimes.set(this.#context, this);
     }
     return this.#context;
   }
@@ -235,6 +236,16 @@ const resolved = Promise.resolve();
 const noBarrier = (): Promise<void> => resolved;
 
 const runtimes = new WeakMap<AnyActorRef, RunRuntime>();
+const contextRuntimes = new WeakMap<WorkflowContext, RunRuntime>();
+
+/**
+ * The runtime a node's context belongs to (undefined for a context made outside a run): lets a
+ * node that runs steps of its own (a typed workflow's fan-out or sub-workflow) report them in the
+ * run's trace, under their own path.
+ */
+export function runtimeOfContext(ctx: WorkflowContext): RunRuntime | undefined {
+  return contextRuntimes.get(ctx);
+}
 let pending: RunRuntime | null = null;
 
 /**

@@ -11,3 +11,21 @@ export interface RunnableGraph {
   stream(input: string | AgentRequest, options?: RunOptions): AsyncIterable<WorkflowEvent>;
   toMachine(): GraphMachine;
 }
+
+/** The key under which a front end that is not itself a `RunnableGraph` (a typed `Workflow`) gives its graph view. */
+export const AS_GRAPH = Symbol.for('switchboard.asGraph');
+
+/** A front end that runs on the graph engine through a `RunnableGraph` view of itself (a typed `Workflow`). */
+export interface GraphSource {
+  readonly name: string;
+  [AS_GRAPH](): RunnableGraph;
+}
+
+/** What can be registered where graphs are run by name (a run manager, the workbench, a graphs module): a graph, or a typed workflow. */
+export type RegisteredGraph = RunnableGraph | GraphSource;
+
+/** The graph view of a registered graph: a typed workflow's view, or the graph itself. */
+export function toRunnableGraph(graph: RegisteredGraph): RunnableGraph {
+  const view = (graph as Partial<GraphSource>)[AS_GRAPH];
+  return typeof view === 'function' ? view.call(graph) : (graph as RunnableGraph);
+}

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RunManager } from '../graph/durable/RunManager.js';
-import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import { toRunnableGraph, type RegisteredGraph } from '../graph/RunnableGraph.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import { mountApiRoutes } from './mountApiRoutes.js';
 import { errorResponse } from './errorResponse.js';
@@ -18,8 +18,8 @@ import { WorkbenchRuns } from './WorkbenchRuns.js';
 export interface ServerOptions {
   /** Where runs are stored (the CLI passes `createStoreFromEnv()`). */
   store: RunStore;
-  /** The graphs runs can be started of. */
-  graphs: readonly RunnableGraph[];
+  /** The graphs (and typed workflows) runs can be started of. */
+  graphs: readonly RegisteredGraph[];
   /** Buttons the page offers (see `Scenario`). Default none. */
   scenarios?: readonly Scenario[];
   /** The folder scenario image paths are resolved against (default: the working directory). */
@@ -76,9 +76,10 @@ export interface Workbench {
  */
 export function createServer(options: ServerOptions): Workbench {
   const log = options.log ?? (() => undefined);
+  const graphs = options.graphs.map(toRunnableGraph);
   const manager = new RunManager({
     store: options.store,
-    graphs: options.graphs,
+    graphs,
     ...(options.owner ? { owner: options.owner } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
   });
@@ -86,7 +87,7 @@ export function createServer(options: ServerOptions): Workbench {
   const runs = new WorkbenchRuns({
     manager,
     hub,
-    graphs: options.graphs,
+    graphs,
     ...(options.defaultGraph ? { defaultGraph: options.defaultGraph } : {}),
     onLegError: (runId, error) => log(`switchboard serve: run ${runId} stopped on an error: ${(error as Error).message ?? String(error)}`),
   });

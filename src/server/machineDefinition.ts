@@ -17,8 +17,10 @@ export interface MachineStateInfo {
   actor?: string;
   /** Sub-state keys (human nodes and coordinators). */
   states?: string[];
-  /** A coordinator's specialists (task kind and graph name): they run in parallel inside it. */
+  /** A coordinator's specialists (task kind and graph name), or a fork's branches (node id and step name): they run in parallel inside it. */
   parts?: NodePart[];
+  /** True for a typed workflow's fork (drawn as a coordinator whose parts are its branches). */
+  fork?: boolean;
 }
 
 /** Why a hop is taken: a routing outcome, the fuse, a routing failure, a node failure. */
@@ -128,8 +130,8 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
         hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority: state.invoke.onDone?.length ?? 0, reachable: true });
       }
     } else if (isCompilableNode(spec.byKey.get(key)?.node)) {
-      const node = spec.byKey.get(key)!.node as { parts?: readonly NodePart[] };
-      states.push({ key, nodeId, kind: 'coordinator', states: Object.keys(state.states ?? {}), parts: (node.parts ?? []).map((p) => ({ ...p })) });
+      const node = spec.byKey.get(key)!.node as { parts?: readonly NodePart[]; fork?: boolean };
+      states.push({ key, nodeId, kind: 'coordinator', states: Object.keys(state.states ?? {}), parts: (node.parts ?? []).map((p) => ({ ...p })), ...(node.fork === true ? { fork: true } : {}) });
       addHops(nodeId, key, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'done');
     } else {
       humanNodes.push(nodeId);

@@ -35,22 +35,24 @@ export interface MachineEdge {
 
 /**
  * A node of a compiled graph: its id, its XState state key, and its kind: `node` (invokes its actor),
- * `human` (waits for a reply) or `coordinator` (runs its specialist graphs in parallel and joins them).
+ * `human` (waits for a reply), `coordinator` (runs its specialist graphs in parallel and joins them)
+ * or `fork` (a typed workflow's fork and join: its branch steps run in parallel inside it).
  */
 export interface MachineNode {
   id: string;
   key: string;
-  kind: 'node' | 'human' | 'coordinator';
+  kind: 'node' | 'human' | 'coordinator' | 'fork';
   /** The node actor's name (`src`; a coordinator's join actor); null for human nodes, which have none. */
   actor: string | null;
-  /** A coordinator's specialists (task kind and graph name), which run in parallel inside it. */
+  /** A coordinator's specialists (task kind and graph name) or a fork's branches (node id and step name), which run in parallel inside it. */
   parts?: NodePart[];
 }
 
 /** The shape of a compiled graph: nodes and the hops between them, read from its machine. */
 export interface MachineGraph {
   graph: string;
-  kind: 'graph' | 'sequential';
+  /** `workflow` for a typed `Workflow`'s machine. */
+  kind: 'graph' | 'sequential' | 'workflow';
   /** The start node id (null for an empty sequential workflow). */
   start: string | null;
   /** The fuse (null for sequential workflows, which have none). */
@@ -129,13 +131,13 @@ export function machineGraph(graph: RunnableGraph | GraphMachine): MachineGraph 
     const state = config.states[node.key] ?? {};
     if (isHumanNode(node.node)) nodes.push({ id: node.id, key: node.key, kind: 'human', actor: null });
     else if (isCompilableNode(node.node)) {
-      nodes.push({ id: node.id, key: node.key, kind: 'coordinator', actor: invokedActor(state), parts: (node.node.parts ?? []).map((p) => ({ ...p })) });
+      nodes.push({ id: node.id, key: node.key, kind: node.node.fork === true ? 'fork' : 'coordinator', actor: invokedActor(state), parts: (node.node.parts ?? []).map((p) => ({ ...p })) });
     } else nodes.push({ id: node.id, key: node.key, kind: 'node', actor: invokedActor(state) ?? node.key });
     edges.push(...nodeEdges(spec, node, state, root));
   }
   return {
     graph: spec.name,
-    kind: spec.kind,
+    kind: spec.io === undefined ? spec.kind : 'workflow',
     start: spec.start?.id ?? null,
     maxSteps: spec.fused ? spec.maxSteps : null,
     nodes,

@@ -1,4 +1,4 @@
-import type { GraphMachine } from '../graph/compileMachine.js';
+import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, machineOf, type MachineGraph } from './machineGraph.js';
 
@@ -22,6 +22,8 @@ export interface MachineJson extends MachineGraph {
   actions: string[];
   /** The machine config, as given to XState's `createMachine`. */
   machine: unknown;
+  /** For a typed workflow: its plain-data `WorkflowGraph` (what `workflow.compile()` gives), which the machine was compiled from. */
+  workflow?: unknown;
 }
 
 /** A plain-JSON copy of a machine config, with functions marked. */
@@ -54,5 +56,6 @@ export function machineToJson(graph: RunnableGraph | GraphMachine): MachineJson 
     guards: Object.keys(implementations.guards),
     actions: Object.keys(implementations.actions),
     machine: configJson(machine.config),
+    ...(specOf(machine).io?.graph === undefined ? {} : { workflow: specOf(machine).io!.graph }),
   };
 }

@@ -73,8 +73,8 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
     if (node.kind === 'human') {
       lines.push(`  state ${id} {`, `    [*] --> ${id}_waiting`, `    ${id}_waiting --> ${id}_routing : human.reply`, '  }');
     }
-    if (node.kind === 'coordinator' && (node.parts ?? []).length > 0) {
-      // The specialists run at once: one concurrent region each (`--` separates regions).
+    if ((node.kind === 'coordinator' || node.kind === 'fork') && (node.parts ?? []).length > 0) {
+      // The specialists (a fork's branches) run at once: one concurrent region each (`--` separates regions).
       const regions = (node.parts ?? []).map((part) => {
         let inner = `${id}_${part.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
         while (used.has(inner)) inner = `${inner}_`;

@@ -12,10 +12,13 @@ import type { WorkflowGraph } from './WorkflowGraph.js';
 import { workflowMachine } from './workflowMachine.js';
 import { runWorkflow, streamWorkflow, toWorkflowResult, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
 import { resumeRun } from '../graph/durable/resumeRun.js';
+import { AS_GRAPH, type GraphSource, type RunnableGraph } from '../graph/RunnableGraph.js';
+import { workflowAsGraph } from './workflowAsGraph.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import type { PersonReply } from './personRouter.js';
 import { RUN_CHILD, runSubWorkflow, type SubWorkflowOutcome } from './runSubWorkflow.js';
+import type { StepScope } from './WorkflowLane.js';
 import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShortcut, type SupervisorShortcut } from './WorkflowShortcuts.js';
 
 /**
@@ -31,12 +34,13 @@ import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShort
  *   .then(step('words', (_c, s: string) => s.split(/\s+/).length));
  * const run = await wf.run(' a b c '); // run.output === 3, run.path = ['trim', 'words']
  */
-export class Workflow<I = unknown, O = unknown> implements Step<I, O> {
+export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSource {
   readonly kind = 'deterministic' as const;
   readonly #blocks: WorkflowBlock[] = [];
   readonly #handlers: ErrorHandler[] = [];
   #compiled: CompiledWorkflow | null = null;
   #machine: GraphMachine | null = null;
+  #graph: RunnableGraph | null = null;
 
   private constructor(readonly name: string) {}
 
@@ -188,14 +192,30 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O> {
     return streamWorkflow(this.name, this.toMachine(), input, options);
   }
 
+  /**
+   * The workflow as a graph (`RunnableGraph`): what a `RunManager`, the workbench and the CLI run it
+   * by. A workflow can be registered wherever graphs are (a graphs module's `graphs`, `startServer`,
+   * `RunManager`, `recoverRuns`) without calling this; text input is the workflow's input and the
+   * run resolves to the engine's `WorkflowRun` (the output as `result.handoff`, shown as `outputText`).
+   */
+  asGraph(): RunnableGraph {
+    this.#graph ??= workflowAsGraph(this.name, () => this.toMachine());
+    return this.#graph;
+  }
+
+  /** @internal the graph view the engine's registries use (see {@link asGraph}). */
+  [AS_GRAPH](): RunnableGraph {
+    return this.asGraph();
+  }
+
   /** As a step of another workflow: runs as a child machine with the parent's context; its final context is merged back. */
   async execute(ctx: AgentContext, input: I): Promise<O> {
     return (await runSubWorkflow(this, ctx, input)).output as O;
   }
 
   /** @internal how the engine runs this workflow as a step: output and final context. */
-  [RUN_CHILD](ctx: AgentContext, input: unknown): Promise<SubWorkflowOutcome> {
-    return runSubWorkflow(this, ctx, input);
+  [RUN_CHILD](ctx: AgentContext, input: unknown, scope?: StepScope): Promise<SubWorkflowOutcome> {
+    return runSubWorkflow(this, ctx, input, scope);
   }
 
   #built = false;

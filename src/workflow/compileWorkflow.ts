@@ -6,6 +6,7 @@ import type { Gate } from './Gate.js';
 import type { Step } from './Step.js';
 import { READS_OUTPUT_OF } from './Steps.js';
 import type { ErrorHandler, FlowPredicate, WorkflowBlock } from './WorkflowBlock.js';
+import type { Recovery } from './runBranch.js';
 import type { WorkflowEdgeCondition, WorkflowGraph, WorkflowGraphEdge, WorkflowGraphNode } from './WorkflowGraph.js';
 
 /** How a node of the graph executes (kept beside the plain-data graph; keyed by node id). */
@@ -15,8 +16,8 @@ export type NodeRuntime =
   | { type: 'loop-entry'; loop: string; mode: 'while' | 'do' }
   | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
   | { type: 'loop-exit' }
-  | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string }
-  | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string }
+  | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string; recoveries: Readonly<Record<string, Recovery[]>> }
+  | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string; recoveries: Recovery[] }
   | { type: 'join' }
   | { type: 'decision'; model: ModelClient; prompt?: string; options: string[] }
   | { type: 'gate'; gate: Gate; maxRetries: number; reflector: Step | null; handles: Record<'PASS' | 'FAIL' | 'ESCALATE' | 'TIMEOUT', boolean>; person: string | null }
@@ -96,6 +97,14 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
     });
     return { entry: at, exits };
   };
+  /** The `onError` recoveries of a fork's branch: an error edge from the branch to each, and on to the join. */
+  const recoveriesOf = (branch: string, join: string): Recovery[] =>
+    handlers.map((handler, i) => {
+      const nodeId = stepNode(handler.recovery, false);
+      edge(branch, nodeId, 'error', String(i));
+      edge(nodeId, join, 'unconditional');
+      return { nodeId, match: handler.match, step: handler.recovery };
+    });
   const chain = (list: WorkflowBlock[]): Piece => {
     let first: string | null = null;
     let exits: Exit[] = [];
@@ -126,11 +135,13 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
         const fork = id('fork');
         const join = id('join');
         const branches = block.steps.map((s) => stepNode(s, false));
-        add({ id: fork, type: 'fork', label: block.type }, { type: 'fork', mode: block.type, branches, join });
+        const recoveries: Record<string, Recovery[]> = {};
+        add({ id: fork, type: 'fork', label: block.type }, { type: 'fork', mode: block.type, branches, join, recoveries });
         add({ id: join, type: 'join', label: block.type }, { type: 'join' });
         for (const b of branches) {
           edge(fork, b, 'branch');
           edge(b, join, 'unconditional');
+          recoveries[b] = recoveriesOf(b, join);
         }
         return { entry: fork, exits: [{ from: join, condition: 'unconditional' }] };
       }
@@ -138,11 +149,13 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
         const fork = id('fork');
         const join = id('join');
         const template = id('for-each');
-        add({ id: fork, type: 'fork', label: 'for-each' }, { type: 'fan-out', itemsOf: block.itemsOf, stepFor: block.stepFor, join, template });
+        const recoveries: Recovery[] = [];
+        add({ id: fork, type: 'fork', label: 'for-each' }, { type: 'fan-out', itemsOf: block.itemsOf, stepFor: block.stepFor, join, template, recoveries });
         nodes.push({ id: template, type: 'step', label: 'for-each', kind: 'deterministic', typed: { input: false, output: false } });
         add({ id: join, type: 'join', label: 'for-each' }, { type: 'join' });
         edge(fork, template, 'branch');
         edge(template, join, 'unconditional');
+        recoveries.push(...recoveriesOf(template, join));
         return { entry: fork, exits: [{ from: join, condition: 'unconditional' }] };
       }
       case 'loop': {
@@ -223,7 +236,9 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
       add({ id: person, type: 'gate', label: `${gateName}: a person decides` }, { type: 'person', gate: at, timeoutMs: block.gate.waitsForPerson?.timeoutMs ?? null });
       edge(at, person, 'gate', 'WAIT');
       arm('PASS', block.onPass, person);
-      exits.push({ from: person, condition: 'gate', label: 'FAIL' });
+      // A person's FAIL at a HumanGate revises with onFail and asks again; elsewhere (or without onFail) the run goes on.
+      if (human && block.onFail !== null) arm('FAIL', block.onFail, person);
+      else exits.push({ from: person, condition: 'gate', label: 'FAIL' });
       arm('TIMEOUT', block.onTimeout, person);
     }
     return { entry: at, exits };

@@ -10,10 +10,29 @@ export const PERSON_REPLY_KEY = 'workflow.personReply';
 /** The deadline (epoch ms) of a person's wait at a gate, stored with the run. */
 export const deadlineKey = (gate: string): string => `workflow.gate:${gate}:deadline`;
 
+const PersonDecision = z.object({ decision: z.enum(['PASS', 'FAIL', 'TIMEOUT']), text: z.string().optional() }).strict();
+
+/** The same as text (what `switchboard resume --reply` and the workbench's reply box send): `PASS`, or `FAIL: too long`. */
+const PersonDecisionText = z.string().transform((text, ctx): z.infer<typeof PersonDecision> => {
+  const found = /^\s*(PASS|FAIL|TIMEOUT)\b\s*[:\-–—]?\s*([\s\S]*)$/i.exec(text);
+  if (found === null) {
+    ctx.addIssue({ code: 'custom', message: `a gate takes PASS, FAIL or TIMEOUT, optionally followed by ": why" (received ${JSON.stringify(text.slice(0, 40))})` });
+    return z.NEVER;
+  }
+  const decision = found[1]!.toUpperCase() as 'PASS' | 'FAIL' | 'TIMEOUT';
+  const why = found[2]!.trim();
+  return why === '' ? { decision } : { decision, text: why };
+});
+
+/**
+ * What a person answers at a gate: `{ decision: 'PASS' | 'FAIL' | 'TIMEOUT', text? }`, or the same
+ * as text (`PASS`, `fail: too long`), which is parsed into that object.
+ */
+export const PersonReply = z.union([PersonDecision, PersonDecisionText], {
+  error: 'a gate takes PASS, FAIL or TIMEOUT, optionally followed by ": why" (as JSON: { decision, text? })',
+});
 /** What a person answers at a gate: the decision and, optionally, why. */
-export const PersonReply = z.object({ decision: z.enum(['PASS', 'FAIL', 'TIMEOUT']), text: z.string().optional() }).strict();
-/** What a person answers at a gate. */
-export type PersonReply = z.infer<typeof PersonReply>;
+export type PersonReply = z.infer<typeof PersonDecision>;
 
 /**
  * Routes a person's reply: their decision, written to `JUDGE_VERDICT` with their text as the

@@ -3,7 +3,9 @@ import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { GraphMachine } from '../graph/compileMachine.js';
 import { AgentContext } from './AgentContext.js';
 import { WorkflowAbort } from './WorkflowAbort.js';
-import type { WorkflowMachineOutput } from './workflowMachine.js';
+import type { WorkflowMachineInput, WorkflowMachineOutput } from './workflowMachine.js';
+import { subWorkflowTrace, type StepScope } from './WorkflowLane.js';
+import { createWithRuntime } from '../graph/RunRuntime.js';
 
 /** The method a built workflow runs itself by as a step of another (its output and final context). */
 export const RUN_CHILD = Symbol.for('switchboard.runChild');
@@ -15,14 +17,19 @@ export interface SubWorkflowOutcome {
 }
 
 /**
- * Runs a built workflow as a child machine with the parent's current context. Completed, its
+ * Runs a built workflow as a child machine with the parent's current context (and, inside a run,
+ * reporting its events under the step's trace path; see {@link subWorkflowTrace}). Completed, its
  * output goes on and its final context is merged into the parent's (donor wins); aborted, the
  * parent aborts with the same output; failed, the parent step fails with its error.
  */
-export async function runSubWorkflow(workflow: { name: string; toMachine(): GraphMachine }, ctx: AgentContext, input: unknown, signal?: AbortSignal): Promise<SubWorkflowOutcome> {
+export async function runSubWorkflow(workflow: { name: string; toMachine(): GraphMachine }, ctx: AgentContext, input: unknown, scope?: StepScope, signal?: AbortSignal): Promise<SubWorkflowOutcome> {
   const parentRun = ctx.get(AgentContext.WORKFLOW_RUN_ID);
   const runId = `${parentRun ?? 'run'}/${workflow.name}`;
-  const actor = createActor(workflow.toMachine(), { input: { input, runId, context: { ...ctx.toJSON() } } as never });
+  const given: WorkflowMachineInput = { input, runId, context: { ...ctx.toJSON() } };
+  // Run inside a parent run, its events go to the parent's listeners under the step's path.
+  if (scope !== undefined) given.trace = subWorkflowTrace(scope);
+  const create = () => createActor(workflow.toMachine(), { input: given as never });
+  const actor = scope === undefined ? create() : createWithRuntime(scope.runtime.child(), create);
   const stop = () => actor.send({ type: 'workflow.cancel' });
   signal?.addEventListener('abort', stop, { once: true });
   try {

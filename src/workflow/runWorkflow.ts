@@ -38,7 +38,8 @@ export interface WorkflowResult<O = unknown> {
   waiting?: WorkflowRun['waiting'];
 }
 
-function engineOptions(name: string, input: unknown, options: WorkflowRunOptions): { request: { input: unknown }; options: RunOptions } {
+/** A workflow's input and run options as the engine's request and run options. */
+export function engineOptions(name: string, input: unknown, options: WorkflowRunOptions): { request: { input: unknown }; options: RunOptions } {
   const { context, maxIterations, ...rest } = options;
   const made = toMachineInput({ input, context: AgentContext.from(context ?? null).toJSON(), ...(rest.runId === undefined ? {} : { runId: rest.runId }), ...(maxIterations === undefined ? {} : { maxIterations }) }, name);
   return { request: made.request as { input: unknown }, options: { ...rest, runId: made.runId!, state: made.state ?? {} } };

@@ -9,8 +9,9 @@ import { humanNode } from '../graph/humanNode.js';
 import { readPath } from '../graph/PathLog.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { StateModel } from '../state/StateModel.js';
+import type { TraceContext } from '../trace/TraceContext.js';
 import { AgentContext } from './AgentContext.js';
-import type { CompiledWorkflow } from './compileWorkflow.js';
+import type { CompiledWorkflow, NodeRuntime } from './compileWorkflow.js';
 import { contextFromObject } from './executeStep.js';
 import { forkNode } from './forkNode.js';
 import { END_ROUTE, WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
@@ -23,6 +24,8 @@ export interface WorkflowMachineInput {
   runId?: string;
   context?: Record<string, unknown>;
   maxIterations?: number;
+  /** The trace to run under (set when a parent run starts this workflow as a sub-workflow). */
+  trace?: TraceContext;
 }
 
 /** What a workflow's machine resolves to: the engine's output plus the workflow's. */
@@ -51,7 +54,9 @@ export function toMachineInput(raw: WorkflowMachineInput, name: string): GraphMa
     }
     context[WORKFLOW_KEYS.maxIterations] = raw.maxIterations;
   }
-  return { request: { input: raw.input === undefined ? null : raw.input }, runId, state: StateModel.untyped.initial(context) };
+  const made: GraphMachineInput = { request: { input: raw.input === undefined ? null : raw.input }, runId, state: StateModel.untyped.initial(context) };
+  if (raw.trace !== undefined) made.trace = raw.trace;
+  return made;
 }
 
 /** Step names in execution order (the structural nodes and the finish node left out). */
@@ -71,8 +76,12 @@ function personClock(compiled: CompiledWorkflow, gate: string): (() => number) |
   return rt?.type === 'gate' && rt.gate.waitsForPerson !== undefined && rt.gate.waitsForPerson.timeoutMs !== null ? rt.gate.waitsForPerson.now : null;
 }
 
+/** The nodes that can end a run at once. */
+const EARLY_ENDERS: ReadonlySet<NodeRuntime['type']> = new Set(['step', 'loop-entry', 'loop-check', 'fork', 'fan-out']);
+
 function machineIo(compiled: CompiledWorkflow): MachineIo {
   return {
+    graph: compiled.graph,
     input: (raw) => toMachineInput(raw as WorkflowMachineInput, compiled.graph.name),
     finalStatus: (context, status) => {
       const end = earlyEnd(context);
@@ -111,10 +120,12 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     const rt = runtime.get(node.id);
     if (rt?.type === 'fork') {
       rt.branches.forEach((b) => absorbed.add(b));
+      Object.values(rt.recoveries).forEach((list) => list.forEach((r) => absorbed.add(r.nodeId)));
       absorbed.add(rt.join);
       joinOf.set(node.id, rt.join);
     } else if (rt?.type === 'fan-out') {
       absorbed.add(rt.template);
+      rt.recoveries.forEach((r) => absorbed.add(r.nodeId));
       absorbed.add(rt.join);
       joinOf.set(node.id, rt.join);
     }
@@ -126,10 +137,10 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
       nodeDefs.set(node.id, forkNode(rt.mode, rt.branches.map((id) => {
         const branch = runtime.get(id);
         if (branch?.type !== 'step') throw new WorkflowExecutionError(`workflow "${graph.name}": fork branch "${id}" is not a step`, { code: 'internal' });
-        return { id, step: branch.step };
+        return { id, step: branch.step, recoveries: rt.recoveries[id] ?? [] };
       })));
     } else if (rt.type === 'person') {
-      nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
+      nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision: reply PASS or FAIL ("FAIL: why")`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
     } else if (node.id === graph.finishNode) {
       nodeDefs.set(node.id, (_ctx, request) => finalResult(request.input));
     } else {
@@ -154,8 +165,8 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     // A person's FAIL goes on like an unconditional edge (their router answers nothing for it).
     const isDefault = (e: (typeof out)[number]) =>
       e.condition === 'unconditional' || (e.condition === 'back-edge' && rt.type === 'step') || (rt.type === 'person' && e.label === 'FAIL');
-    // Only steps (abort, terminate) and loop nodes (the fuse) can end a run early.
-    const routeMap: Record<string, string> = rt.type === 'step' || rt.type === 'loop-entry' || rt.type === 'loop-check' ? { [END_ROUTE]: END } : {};
+    // Only steps and forks (abort, terminate) and loop nodes (the fuse) can end a run early.
+    const routeMap: Record<string, string> = EARLY_ENDERS.has(rt.type) ? { [END_ROUTE]: END } : {};
     for (const e of out) if (!isDefault(e)) routeMap[e.label ?? e.condition] = e.to;
     def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : routeOf, routeMap }]);
     const next = out.find(isDefault);

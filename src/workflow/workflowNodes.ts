@@ -9,6 +9,7 @@ import { outputKeyOf } from './Steps.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import { DEFAULT_LOOP_FUSE, END_ROUTE, WORKFLOW_KEYS, loopKey, type EarlyEnd } from './workflowKeys.js';
 import { runFanOut } from './runFanOut.js';
+import { runtimeOfContext } from '../graph/RunRuntime.js';
 
 /** A result that hands `value` on (and, for text, shows it as the output text). */
 export function handOn(value: unknown, route?: string): AgentResult {
@@ -37,17 +38,19 @@ export function finalResult(value: unknown): AgentResult {
   return result;
 }
 
-const early = (value: unknown, end: EarlyEnd['end'], message?: string): AgentResult => ({
+/** The result of a node that ends the run at once (abort, terminate, spent fuse). */
+export const early = (value: unknown, end: EarlyEnd['end'], message?: string): AgentResult => ({
   ...finalResult(value),
   rawResponse: message === undefined ? { route: END_ROUTE, end } : { route: END_ROUTE, end, message },
 });
 
 /** The step node: runs the step, writes its context changes, and turns aborts and handled errors into routes. */
-function stepNode(rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
+function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
   return async (wctx, request) => {
     const before = contextFromState(wctx.state);
+    const runtime = runtimeOfContext(wctx);
     try {
-      const { output, context } = await executeStep(rt.step, before, request.input);
+      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId });
       const after = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output).build() : context;
       writeBack(wctx, before, after);
       return handOn(output);
@@ -99,7 +102,7 @@ function loopCheck(rt: Extract<NodeRuntime, { type: 'loop-check' }>): NodeFuncti
 export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
   switch (rt.type) {
     case 'step':
-      return stepNode(rt);
+      return stepNode(nodeId, rt);
     case 'gateway':
       return async (wctx, request) => handOn(request.input, String(Boolean(await rt.predicate(contextFromState(wctx.state), request.input))));
     case 'loop-entry':
@@ -111,9 +114,10 @@ export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
     case 'fan-out':
       return async (wctx, request) => {
         const before = contextFromState(wctx.state);
-        const { outputs, context } = await runFanOut(rt, before, request.input);
+        const runtime = runtimeOfContext(wctx);
+        const { outputs, context, end } = await runFanOut(rt, before, request.input, runtime === undefined ? null : { runtime, runId: wctx.runId, step: wctx.step });
         writeBack(wctx, before, context);
-        return handOn(outputs);
+        return end === null ? handOn(outputs) : early(end.value, end.end, end.message);
       };
     case 'gate':
       return gateNode(nodeId, rt);

@@ -15,7 +15,7 @@ function el(name, attrs = {}, text) {
 
 /** The nodes and edges to draw: every node (a coordinator with its specialists), END, and one edge per (from, to) with its route labels. */
 export function drawable(def) {
-  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind, parts: s.parts ?? [] }));
+  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind, parts: s.parts ?? [], fork: s.fork === true }));
   const edges = new Map();
   for (const hop of def.hops) {
     if (!ROUTE_KINDS.has(hop.kind) || hop.reachable === false) continue;
@@ -132,7 +132,8 @@ export function renderGraph(container, def, onSelect) {
         const chip = el('g', { class: 'part', 'data-part': part.name, transform: `translate(${part.x},${part.y})` });
         chip.append(el('rect', { width: part.width, height: PART.height, rx: 4 }));
         chip.append(el('text', { x: part.width / 2, y: PART.height / 2 + 4, 'text-anchor': 'middle' }, part.name));
-        chip.append(el('title', {}, `specialist ${part.name}${part.graph === part.name ? '' : ` (graph ${part.graph})`}: runs in parallel with the others`));
+        const what = n.fork ? `branch ${part.name}${part.graph === part.name ? '' : ` (step ${part.graph})`}` : `specialist ${part.name}${part.graph === part.name ? '' : ` (graph ${part.graph})`}`;
+        chip.append(el('title', {}, `${what}: runs in parallel with the others`));
         group.append(chip);
         parts.set(part.name, chip);
       }
@@ -155,7 +156,7 @@ export function renderGraph(container, def, onSelect) {
       group.classList.toggle('selected', selected === id);
       badge.textContent = visits > 1 ? `×${visits}` : '';
       for (const [name, chip] of parts) {
-        // A specialist's events run under the trace path `root/<kind>[n]`.
+        // A specialist's events run under the trace path `root/<kind>[n]`, a fork branch's under `root/<branch>[n]`.
         const mine = (path) => path.startsWith(`root/${name}[`);
         chip.classList.toggle('visited', [...view.lanes.keys()].some(mine));
         chip.classList.toggle('active', [...view.active].some((key) => mine(key.split('|')[0])));

@@ -2,7 +2,7 @@ import type { RunFilter, RunRecord, RunStore, StoredEvent } from '../../persiste
 import { RunStateError } from '../../errors/RunStateError.js';
 import type { AgentRequest } from '../AgentNode.js';
 import type { RunOptions } from '../RunOptions.js';
-import type { RunnableGraph } from '../RunnableGraph.js';
+import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import { cancelRun } from './cancelRun.js';
@@ -13,8 +13,8 @@ import { resumeRun } from './resumeRun.js';
 /** Options for {@link RunManager}. */
 export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
   store: RunStore;
-  /** The graphs this process can start, resume and recover, by name. */
-  graphs: readonly RunnableGraph[];
+  /** The graphs (and typed workflows) this process can start, resume and recover, by name. */
+  graphs: readonly RegisteredGraph[];
 }
 
 /**
@@ -33,7 +33,7 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.store = options.store;
-    this.#graphs = new Map(options.graphs.map((g) => [g.name, g]));
+    this.#graphs = new Map(options.graphs.map((g) => [g.name, toRunnableGraph(g)]));
     this.#options = { ...(options.owner ? { owner: options.owner } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) };
   }
 

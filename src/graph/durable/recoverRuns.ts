@@ -1,6 +1,6 @@
 import type { RunRecord } from '../../persistence/RunStore.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
-import type { RunnableGraph } from '../RunnableGraph.js';
+import { toRunnableGraph, type RegisteredGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { ResumeOptions } from './DurableOptions.js';
 import { ownerMayBeAlive } from './owner.js';
@@ -15,8 +15,8 @@ export type RecoveryOutcome =
 
 /** Options for {@link recoverRuns}. */
 export interface RecoverOptions extends ResumeOptions {
-  /** The graphs this process can run, looked up by name. */
-  graphs: readonly RunnableGraph[];
+  /** The graphs (and typed workflows) this process can run, looked up by name. */
+  graphs: readonly RegisteredGraph[];
   /** Only mark runs interrupted; do not continue them (default false). */
   markOnly?: boolean;
 }
@@ -49,7 +49,8 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
   }
   const outcomes: RecoveryOutcome[] = [];
   for (const record of await store.listRuns({ status: 'interrupted', limit: 10_000 })) {
-    const graph = options.graphs.find((g) => g.name === record.graphName);
+    const found = options.graphs.find((g) => g.name === record.graphName);
+    const graph = found === undefined ? undefined : toRunnableGraph(found);
     if (options.markOnly === true) {
       outcomes.push({ runId: record.runId, outcome: 'skipped', reason: 'marked interrupted only' });
     } else if (graph === undefined) {

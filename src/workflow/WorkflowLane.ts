@@ -1,0 +1,71 @@
+import { serializeError } from '../errors/SwitchboardError.js';
+import type { AgentResult } from '../graph/AgentNode.js';
+import type { RunRuntime } from '../graph/RunRuntime.js';
+import { newSpanId, type TraceContext } from '../trace/TraceContext.js';
+
+/**
+ * Where a step that a node runs itself (a fork's branch, a fan-out's item, a sub-workflow) reports:
+ * the runtime whose trace path its events carry (its span the step's), and the step's node id.
+ */
+export interface StepScope {
+  runtime: RunRuntime;
+  runId: string;
+  nodeId: string;
+}
+
+/**
+ * The trace a sub-workflow run by the step of `scope` runs under: the same trace, a span of its own
+ * under the step's, and the path `<path>/<node id>` (nesting has no limit: `root/review/lint`).
+ */
+export function subWorkflowTrace(scope: StepScope): TraceContext {
+  const { runtime } = scope;
+  const trace = runtime.trace;
+  return { traceId: trace.traceId, spanId: newSpanId(), parentSpanId: runtime.nodeSpanId ?? trace.spanId, path: `${trace.path}/${scope.nodeId}` };
+}
+
+/**
+ * A lane of a run's trace for the steps one node runs concurrently (a fork's branch, a fan-out's
+ * item): its events carry the path `<run path>/<label>` (`root/spell[1]`) and belong to spans under
+ * the node's. Each step in it reports `node.started`, then `node.completed` (its output and context
+ * writes) or `node.failed`, with the node's step number, exactly as a node of the graph does.
+ */
+export class WorkflowLane {
+  readonly #runtime: RunRuntime;
+  readonly #runId: string;
+  readonly #step: number;
+  #started = 0;
+
+  constructor(parent: RunRuntime, runId: string, label: string, step: number) {
+    this.#runtime = parent.child();
+    const trace = parent.trace;
+    this.#runtime.trace = { traceId: trace.traceId, spanId: parent.nodeSpanId ?? trace.spanId, parentSpanId: trace.spanId, path: `${trace.path}/${label}` };
+    this.#runId = runId;
+    this.#step = step;
+  }
+
+  /** The scope a step of this lane runs in (for the sub-workflow it may be). */
+  scope(nodeId: string): StepScope {
+    return { runtime: this.#runtime, runId: this.#runId, nodeId };
+  }
+
+  started(nodeId: string, input: unknown): void {
+    const runtime = this.#runtime;
+    runtime.nodeSpanId = newSpanId();
+    this.#started = runtime.clock.now();
+    if (runtime.listening) runtime.emit(this.#runId, { type: 'node.started', nodeId, step: this.#step, request: { input: input === undefined ? null : input } });
+  }
+
+  completed(nodeId: string, output: unknown, writes: Record<string, unknown>): void {
+    const runtime = this.#runtime;
+    if (!runtime.listening) return;
+    const result: AgentResult = { handoff: output === undefined ? null : output };
+    if (typeof output === 'string') result.outputText = output;
+    const delta = Object.keys(writes).length === 0 ? null : { set: writes, deleted: [] };
+    runtime.emit(this.#runId, { type: 'node.completed', nodeId, step: this.#step, result, durationMs: runtime.clock.now() - this.#started, delta });
+  }
+
+  failed(nodeId: string, error: unknown): void {
+    const runtime = this.#runtime;
+    if (runtime.listening) runtime.emit(this.#runId, { type: 'node.failed', nodeId, step: this.#step, error: serializeError(error) });
+  }
+}

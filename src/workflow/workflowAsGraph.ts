@@ -1,0 +1,37 @@
+import type { AgentRequest } from '../graph/AgentNode.js';
+import type { GraphMachine } from '../graph/compileMachine.js';
+import type { RunOptions } from '../graph/RunOptions.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import { startRun } from '../graph/startRun.js';
+import { streamRun } from '../graph/streamRun.js';
+import { engineOptions } from './runWorkflow.js';
+
+/** A run's input as the workflow's input: text as it is, a request's `input`. */
+const inputOf = (input: string | AgentRequest): unknown => (typeof input === 'string' ? input : input?.input);
+
+/** Graph run options as workflow run options: the initial shared state becomes the initial context. */
+function workflowOptions(options: RunOptions = {}) {
+  const { state, ...rest } = options;
+  return state === undefined ? rest : { ...rest, context: state as Record<string, unknown> };
+}
+
+/**
+ * A typed workflow seen as a graph: `run` and `stream` take text or a request (its `input` is the
+ * workflow's input) and the graph run options (`state` is the initial context), and resolve to the
+ * engine's `WorkflowRun` (the output is `result.handoff`, shown as `outputText`: text, or JSON for a
+ * structured value). What the CLI, the workbench and a `RunManager` run a workflow by.
+ */
+export function workflowAsGraph(name: string, machine: () => GraphMachine): RunnableGraph {
+  return {
+    name,
+    run(input, options) {
+      const { request, options: engine } = engineOptions(name, inputOf(input), workflowOptions(options));
+      return startRun(machine(), request, engine, false);
+    },
+    stream(input, options) {
+      const { request, options: engine } = engineOptions(name, inputOf(input), workflowOptions(options));
+      return streamRun((i, o, l) => startRun(machine(), i, o, true, l), request, engine);
+    },
+    toMachine: machine,
+  };
+}
