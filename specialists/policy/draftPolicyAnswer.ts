@@ -1,4 +1,4 @@
-import { Agent, createModelFromEnv, type ModelClient } from 'switchboard';
+import { Agent, createModelFromEnv, type ModelClient, type WorkflowContext } from 'switchboard';
 import type { PolicyHit } from './searchPolicies.js';
 import { answerWith } from '../shared/answerWith.js';
 
@@ -15,6 +15,8 @@ export interface DraftPolicyAnswerOptions {
   /** Why the previous draft was rejected, so the writer can fix it. */
   feedback?: string;
   signal?: AbortSignal;
+  /** The node's context: the writer's model call is reported into its run. */
+  workflow?: WorkflowContext;
 }
 
 /**
@@ -53,5 +55,8 @@ export function draftPolicyAnswer(question: string, passages: readonly PolicyHit
     maxIterations: 1,
     offline: () => composePolicyAnswer(passages),
   });
-  return answerWith(agent, policyWriterInput(question, passages, options.feedback), options.signal === undefined ? {} : { signal: options.signal });
+  return answerWith(agent, policyWriterInput(question, passages, options.feedback), {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.workflow === undefined ? {} : { workflow: options.workflow }),
+  });
 }

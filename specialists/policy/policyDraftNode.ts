@@ -32,7 +32,7 @@ export function policyDraftNode(options: PolicyDraftNodeOptions = {}): AgentNode
     const passages = z.array(PolicyHit).safeParse(ctx.get('passages')).data ?? [];
     const review = PolicyReview.safeParse(ctx.get('review'));
     const feedback = review.success && review.data.verdict === 'revise' ? review.data.reason : undefined;
-    const draft = await draftPolicyAnswer(question, passages, { model, signal: ctx.signal, ...(feedback ? { feedback } : {}) });
+    const draft = await draftPolicyAnswer(question, passages, { model, signal: ctx.signal, workflow: ctx, ...(feedback ? { feedback } : {}) });
     ctx.put('draft', draft);
     ctx.put('draftCitations', citedIds(draft));
     ctx.put('draftRounds', (z.number().int().safeParse(ctx.get('draftRounds')).data ?? 0) + 1);

@@ -18,6 +18,10 @@ export class StdioChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** The last 1,000 characters the child wrote to stderr. */
   stderr = '';
+  /** The protocol version the client and server agreed on (set by the client after `initialize`). */
+  protocolVersion: string | null = null;
+  /** The JSON-RPC id of the last request sent (read right after a call starts, to name it in a trace). */
+  lastRequestId: string | null = null;
   private child: ChildProcess | null = null;
   private readonly buffer = new ReadBuffer();
 
@@ -64,7 +68,12 @@ export class StdioChildTransport implements Transport {
     });
   }
 
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message && 'id' in message) this.lastRequestId = String(message.id);
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed) return Promise.reject(new Error('the server process has ended'));
     return new Promise((resolve) => (stdin.write(serializeMessage(message)) ? resolve() : stdin.once('drain', resolve)));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parsePeriod } from './parsePeriod.js';
 import { SALES_REPORT_TOOL, SalesPeriod, SalesReportResult, describeSalesReport } from './salesReport.js';
 import { salesReportService } from './salesReportService.js';
+import type { SalesReportClient } from './salesReportClient.js';
 import { answerWith } from '../shared/answerWith.js';
 import { requestHandoff } from '../shared/Handoff.js';
 import { questionOf } from '../shared/questionOf.js';
@@ -57,8 +58,11 @@ export function reportMcpNode(options: ReportMcpNodeOptions = {}): AgentNode {
     const service = salesReportService();
     const callOptions = { signal: ctx.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
     let tools: string[];
+    let connected: SalesReportClient;
+    let requests = 0;
     try {
-      tools = (await service.connect(callOptions)).tools;
+      connected = await service.connect(callOptions);
+      tools = connected.tools;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       ctx.put('reportError', { code: error instanceof ToolError ? error.code : 'tool_failed', message });
@@ -74,9 +78,21 @@ export function reportMcpNode(options: ReportMcpNodeOptions = {}): AgentNode {
       description: 'Revenue, order volume and growth against the previous month for one month (YYYY-MM).',
       parameters: z.object({ period: SalesPeriod.describe('The month, YYYY-MM, e.g. 2026-09') }),
       execute: async ({ period: asked }) => {
-        const answer = await service.query(asked, callOptions);
+        // A trace shows the request as an MCP client span: `mcp.request` when it leaves, `mcp.call`
+        // when it is answered or fails (the same `requestKey` pairs them).
+        const requestKey = `${asked}#${++requests}`;
+        const wire = { method: 'tools/call', tool: SALES_REPORT_TOOL, requestKey, transport: 'pipe' };
+        emit({ type: 'mcp.request', ...wire, period: asked, protocolVersion: connected.protocolVersion });
+        let answer: Awaited<ReturnType<typeof service.query>>;
+        try {
+          answer = await service.query(asked, callOptions);
+        } catch (error) {
+          const code = error instanceof ToolError ? error.code : 'tool_failed';
+          emit({ type: 'mcp.call', ...wire, period: asked, ok: false, error: { code, message: error instanceof Error ? error.message : String(error) } });
+          throw error;
+        }
         ctx.put('report', answer.result);
-        emit({ type: 'mcp.call', tool: SALES_REPORT_TOOL, period: asked, found: answer.result.found });
+        emit({ type: 'mcp.call', ...wire, ...answer.call, period: asked, ok: true, found: answer.result.found });
         return answer.result;
       },
     });

@@ -22,6 +22,18 @@ export interface SalesReportAnswer {
   result: SalesReportResult;
   /** The text content of the result. */
   text: string;
+  /** The request as it went over the wire: its JSON-RPC id and the MCP protocol version in use. */
+  call: McpCallInfo;
+}
+
+/** What a trace says about one MCP request (see the MCP semantic conventions). */
+export interface McpCallInfo {
+  method: 'tools/call';
+  /** The JSON-RPC id of the request, when it was sent. */
+  requestId: string | null;
+  protocolVersion: string | null;
+  /** `pipe`: the server runs over stdio. */
+  transport: 'pipe';
 }
 
 /** A connected sales report server: the tools it listed, a way to query it, and `close()` (ends the child process). */
@@ -34,6 +46,8 @@ export interface SalesReportClient {
   readonly connected: boolean;
   /** Calls `query_sales_report({ period })` with `tools/call` (`signal` aborts this call only; `timeoutMs` defaults to the client's). */
   query(period: string, options?: SalesReportClientOptions): Promise<SalesReportAnswer>;
+  /** The negotiated MCP protocol version. */
+  readonly protocolVersion: string | null;
   /**
    * Whether the server keeps this process alive (default true). With false, an idle connection lets
    * the process end, and the server ends with it; a call in flight always holds the process.
@@ -99,11 +113,19 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
       if (inFlight === 0) (on ? transport.ref() : transport.unref());
     },
     close,
+    get protocolVersion() {
+      return transport.protocolVersion;
+    },
     async query(period, callOptions = {}) {
       if (inFlight++ === 0 && !keepAlive) transport.ref();
       let called: Awaited<ReturnType<typeof client.callTool>>;
+      const call: McpCallInfo = { method: 'tools/call', requestId: null, protocolVersion: transport.protocolVersion, transport: 'pipe' };
       try {
-        called = await client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, { timeout: callOptions.timeoutMs ?? timeout, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
+        transport.lastRequestId = null;
+        const pending = client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, { timeout: callOptions.timeoutMs ?? timeout, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
+        // The request is written before callTool returns its promise: this is its id.
+        call.requestId = transport.lastRequestId;
+        called = await pending;
       } catch (error) {
         throw fail(`failed on ${SALES_REPORT_TOOL}`, error);
       } finally {
@@ -117,7 +139,7 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
       }
       const result = SalesReportResult.safeParse(called.structuredContent);
       if (!result.success) throw fail(`answered ${SALES_REPORT_TOOL} without a readable report (${result.error.issues[0]?.message ?? 'invalid'})`);
-      return { result: result.data, text };
+      return { result: result.data, text, call };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import { agentAttribute, modelAttributes, modelName, responseAttributes } from './genAiAttributes.js';
+import { agentAttribute, agentSpanAttributes, mcpAttributes, modelAttributes, modelName, responseAttributes, toolAttributes, usageAttributes } from './genAiAttributes.js';
 import type { TraceEvent } from './TraceEvent.js';
 import type { TraceRecorder } from './TraceRecorder.js';
 
@@ -28,14 +28,19 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 
 /**
  * Turns a run's events into OpenTelemetry spans, named and attributed after the GenAI semantic
- * conventions: one per run leg (`invoke_workflow <graph>`), per node
- * execution (`node <id>`), per model call (`chat <model>`, with GenAI attributes: model, token
- * usage, finish reason), per tool call (`execute_tool <name>`) and per subagent handoff
- * (`invoke_agent <name>`). Parents follow the envelope: node spans are children of their run's
- * span, model, tool and handoff spans of their node's span, and a
- * specialist's run span is a child of the node span that started it. Span times are the events'
- * `at`; the Switchboard ids are kept as `switchboard.*` attributes (OpenTelemetry makes its own).
- * Works live (in `RunOptions.recorders`) or on stored events replayed later.
+ * conventions: one per run leg (`invoke_workflow <graph>`, with `gen_ai.workflow.name`), per node
+ * execution (`node <id>`), per agent invocation inside a node (`invoke_agent <agent>`, from its
+ * first model request to its `final` event, with provider, model and token totals), per model call
+ * (`chat <model>`: model, token usage, finish reason, response model and id), per tool call
+ * (`execute_tool <name>`: `gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.type`), per MCP
+ * request (`tools/call <tool>`, a client span with `mcp.method.name`, `mcp.protocol.version`,
+ * `jsonrpc.request.id`, `network.transport`) and per subagent handoff (`invoke_agent <subagent>`).
+ * Parents follow the envelope: node spans are children of their run's span; an agent's model,
+ * tool and handoff spans are children of its `invoke_agent` span (of the node span for tools a
+ * node runs itself); an MCP span is a child of the tool call in flight; a specialist's run span is
+ * a child of the node span that started it. Span times are the events' `at`; the Switchboard ids
+ * are kept as `switchboard.*` attributes (OpenTelemetry makes its own). Works live (in
+ * `RunOptions.recorders`) or on stored events replayed later.
  *
  * @example
  * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
@@ -48,8 +53,10 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   readonly #spans = new Map<string, Span>();
   /** Node spans waiting for their routing event, by Switchboard span id. */
   readonly #settled = new Map<string, Settled>();
-  /** Open model and tool call spans, by `<node span>|<key>`. */
+  /** Open agent, model, tool and MCP call spans, by `<node span>|<key>`. */
   readonly #calls = new Map<string, Span>();
+  /** Keys (in {@link #calls}) of the tool calls in flight, by node span: an MCP request belongs to the last. */
+  readonly #openTools = new Map<string, string[]>();
   /** The span of the node that started last in each run leg, by run span id. */
   readonly #lastNode = new Map<string, string>();
   /** Which open span ids belong to which run leg, to close them when it ends. */
@@ -80,18 +87,22 @@ export class OpenTelemetryRecorder implements TraceRecorder {
       case 'run.completed':
         return this.#endRun(event);
       case 'model.request':
+        this.#agentSpan(event);
         return this.#startCall(event, `model|${String(event.agent)}|${String(event.iteration)}`, `chat ${modelName(event)}`, SpanKind.CLIENT, modelAttributes(event));
       case 'model.response':
         return this.#modelResponse(event);
+      case 'final':
+        return this.#agentFinished(event);
       case 'tool.call':
-        return this.#startCall(event, `tool|${String(event.callId)}`, `execute_tool ${String(event.name)}`, SpanKind.INTERNAL, {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': String(event.name),
-          'gen_ai.tool.call.id': String(event.callId),
-          ...agentAttribute(event),
-        });
+        this.#startCall(event, `tool|${String(event.callId)}`, `execute_tool ${String(event.name)}`, SpanKind.INTERNAL, toolAttributes(event));
+        this.#openToolsOf(event).push(`tool|${String(event.callId)}`);
+        return;
       case 'tool.result':
         return this.#toolResult(event);
+      case 'mcp.request':
+        return this.#mcpRequest(event);
+      case 'mcp.call':
+        return this.#mcpCall(event);
       case 'handoff.started':
         return this.#startCall(event, `handoff|${String(event.handoffId)}`, `invoke_agent ${String(event.subagent)}`, SpanKind.INTERNAL, {
           'gen_ai.operation.name': 'invoke_agent',
@@ -122,7 +133,10 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   }
 
   #start(name: string, parentId: string | null, at: number, attributes: Attributes, kind = SpanKind.INTERNAL): Span {
-    const parent = parentId === null ? undefined : this.#spans.get(parentId);
+    return this.#startUnder(name, parentId === null ? undefined : this.#spans.get(parentId), at, attributes, kind);
+  }
+
+  #startUnder(name: string, parent: Span | undefined, at: number, attributes: Attributes, kind = SpanKind.INTERNAL): Span {
     const context = parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
     return this.#tracer.startSpan(name, { kind, attributes, startTime: new Date(at), root: parent === undefined }, context);
   }
@@ -145,6 +159,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     this.#spans.get(event.spanId)?.end(new Date(event.at));
     // GenAI semantic conventions: a workflow run is `invoke_workflow <name>`.
     attributes['gen_ai.operation.name'] = 'invoke_workflow';
+    if (graph) attributes['gen_ai.workflow.name'] = graph;
     const name = `invoke_workflow ${graph ?? event.path}`;
     this.#track(event, event.spanId, this.#start(name, event.parentSpanId, event.at, attributes));
   }
@@ -212,10 +227,64 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     this.#close(nodeKey(event), event.at);
   }
 
-  #startCall(event: TraceEvent, key: string, name: string, kind: SpanKind, attributes: Attributes): void {
-    this.#nodeSpan(event);
-    const span = this.#start(name, nodeKey(event), event.at, { ...attributes, 'switchboard.node_id': String(event.nodeId) }, kind);
+  /** Starts a call span under the event's agent invocation, or under its node when no agent made it. */
+  #startCall(event: TraceEvent, key: string, name: string, kind: SpanKind, attributes: Attributes, parent?: Span): void {
+    const node = this.#nodeSpan(event);
+    const agent = typeof event.agent === 'string' ? this.#calls.get(`${nodeKey(event)}|agent|${event.agent}`) : undefined;
+    const span = this.#startUnder(name, parent ?? agent ?? node, event.at, { ...attributes, 'switchboard.node_id': String(event.nodeId) }, kind);
     this.#calls.set(`${nodeKey(event)}|${key}`, span);
+  }
+
+  /** The open `invoke_agent` span of the event's agent in its node, started at this event if none is open. */
+  #agentSpan(event: TraceEvent): Span | undefined {
+    if (typeof event.agent !== 'string' || event.agent === '') return undefined;
+    const key = `${nodeKey(event)}|agent|${event.agent}`;
+    const open = this.#calls.get(key);
+    if (open !== undefined) return open;
+    const span = this.#startUnder(`invoke_agent ${event.agent}`, this.#nodeSpan(event), event.at, { ...agentSpanAttributes(event), 'switchboard.node_id': String(event.nodeId) });
+    this.#calls.set(key, span);
+    return span;
+  }
+
+  /** An agent loop ended: its span gets the token totals and how it ended. */
+  #agentFinished(event: TraceEvent): void {
+    const span = this.#agentSpan(event);
+    if (span === undefined) return;
+    this.#calls.delete(`${nodeKey(event)}|agent|${String(event.agent)}`);
+    const result = (event.result ?? {}) as { status?: string; steps?: number; usage?: unknown; error?: { code?: string; message?: string } };
+    span.setAttributes({ ...usageAttributes(result.usage), 'switchboard.agent.status': result.status ?? 'unknown', ...(num(result.steps) === undefined ? {} : { 'switchboard.agent.steps': num(result.steps)! }) });
+    if (result.status === 'failed' || result.status === 'max-iterations') {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(result.error?.message) ?? result.status });
+      span.setAttribute('error.type', result.error?.code ?? result.status);
+    }
+    span.end(new Date(event.at));
+  }
+
+  #openToolsOf(event: TraceEvent): string[] {
+    let open = this.#openTools.get(nodeKey(event));
+    if (open === undefined) this.#openTools.set(nodeKey(event), (open = []));
+    return open;
+  }
+
+  /** An MCP request leaves: a client span under the tool call in flight that makes it (or its node). */
+  #mcpRequest(event: TraceEvent): void {
+    const tool = this.#openToolsOf(event).at(-1);
+    const parent = tool === undefined ? undefined : this.#calls.get(`${nodeKey(event)}|${tool}`);
+    this.#startCall(event, `mcp|${String(event.requestKey ?? event.tool)}`, `${String(event.method ?? 'tools/call')} ${String(event.tool)}`, SpanKind.CLIENT, mcpAttributes(event), parent);
+  }
+
+  /** An MCP request answered or failed; without its request event (older runs) the span is made here. */
+  #mcpCall(event: TraceEvent): void {
+    const key = `mcp|${String(event.requestKey ?? event.tool)}`;
+    if (!this.#calls.has(`${nodeKey(event)}|${key}`)) this.#mcpRequest(event);
+    const span = this.#takeCall(event, key)!;
+    span.setAttributes(mcpAttributes(event));
+    if (event.ok === false) {
+      const error = (event.error ?? {}) as { code?: string; message?: string };
+      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(error.message) ?? 'MCP request failed' });
+      span.setAttribute('error.type', error.code ?? 'tool_error');
+    }
+    span.end(new Date(event.at));
   }
 
   #takeCall(event: TraceEvent, key: string): Span | undefined {
@@ -228,11 +297,9 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   #modelResponse(event: TraceEvent): void {
     const span = this.#takeCall(event, `model|${String(event.agent)}|${String(event.iteration)}`);
     if (span === undefined) return;
-    const usage = (event.usage ?? {}) as { inputTokens?: number; outputTokens?: number; totalTokens?: number };
     const toolCalls = Array.isArray(event.toolCalls) ? event.toolCalls.length : 0;
     span.setAttributes({
-      ...(usage.inputTokens === undefined ? {} : { 'gen_ai.usage.input_tokens': usage.inputTokens }),
-      ...(usage.outputTokens === undefined ? {} : { 'gen_ai.usage.output_tokens': usage.outputTokens }),
+      ...usageAttributes(event.usage),
       ...(typeof event.finishReason === 'string' ? { 'gen_ai.response.finish_reasons': [event.finishReason] } : {}),
       ...responseAttributes(event),
       'switchboard.tool_calls': toolCalls,
@@ -241,8 +308,12 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   }
 
   #toolResult(event: TraceEvent): void {
-    const result = (event.result ?? {}) as { callId?: string; ok?: boolean; error?: string; code?: string };
-    const span = this.#takeCall(event, `tool|${String(result.callId)}`);
+    // An agent's tool reports `result`; a node running a tool itself may report `observation`.
+    const result = (event.result ?? event.observation ?? {}) as { callId?: string; ok?: boolean; error?: string; code?: string };
+    const key = `tool|${String(result.callId)}`;
+    const open = this.#openToolsOf(event);
+    if (open.includes(key)) open.splice(open.lastIndexOf(key), 1);
+    const span = this.#takeCall(event, key);
     if (span === undefined) return;
     if (result.ok === false) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(result.error) ?? 'tool failed' });
@@ -265,6 +336,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     const span = this.#settled.get(spanId)?.span ?? this.#spans.get(spanId);
     this.#settled.delete(spanId);
     this.#spans.delete(spanId);
+    this.#openTools.delete(spanId);
     for (const [key, call] of this.#calls) {
       if (key.startsWith(`${spanId}|`)) {
         call.end(new Date(at));

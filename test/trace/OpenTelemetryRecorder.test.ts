@@ -68,9 +68,12 @@ describe('OpenTelemetryRecorder', () => {
       'switchboard.route.key': 'order',
     });
 
+    // The agent node's agent gets its own invocation span; its model and tool calls sit under it.
+    const agent = one('invoke_agent support');
+    expect(parentOf(agent)).toBe(idOf(answer));
     const chats = named('chat scripted');
     expect(chats).toHaveLength(2);
-    for (const chat of chats) expect(parentOf(chat)).toBe(idOf(answer));
+    for (const chat of chats) expect(parentOf(chat)).toBe(idOf(agent));
     expect(chats[0]!.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'scripted',
@@ -79,7 +82,7 @@ describe('OpenTelemetryRecorder', () => {
       'gen_ai.usage.output_tokens': 3,
     });
     const toolSpan = one('execute_tool lookup');
-    expect(parentOf(toolSpan)).toBe(idOf(answer));
+    expect(parentOf(toolSpan)).toBe(idOf(agent));
     expect(toolSpan.attributes).toMatchObject({ 'gen_ai.tool.name': 'lookup' });
     expect(toolSpan.status.code).toBe(SpanStatusCode.UNSET);
 
@@ -90,7 +93,7 @@ describe('OpenTelemetryRecorder', () => {
       const parent = byId.get(parentOf(span) ?? '');
       if (parent !== undefined) expect(toMs(span.startTime)).toBeGreaterThanOrEqual(toMs(parent.startTime));
     }
-    expect(spans()).toHaveLength(6);
+    expect(spans()).toHaveLength(7);
   });
 
   it('makes a span for a subagent handoff inside the node that made it', async () => {
@@ -100,9 +103,11 @@ describe('OpenTelemetryRecorder', () => {
     const coordinator = new Agent({ name: 'coordinator', instructions: 'c', model, tools: [subagentTool(weather)] });
     await new StateGraph({ name: 'delegating' }).addNode('delegate', new AgentNode(coordinator)).start('delegate').run('Paris?', { recorders: [recorder] });
     const handoff = one('invoke_agent Weather');
-    expect(parentOf(handoff)).toBe(idOf(one('node delegate')));
+    const coordinatorSpan = one('invoke_agent coordinator');
+    expect(parentOf(coordinatorSpan)).toBe(idOf(one('node delegate')));
+    expect(parentOf(handoff)).toBe(idOf(coordinatorSpan));
     expect(handoff.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'switchboard.handoff.status': 'completed', 'switchboard.handoff.attempts': 1 });
-    expect(parentOf(one('execute_tool subagent_weather'))).toBe(idOf(one('node delegate')));
+    expect(parentOf(one('execute_tool subagent_weather'))).toBe(idOf(coordinatorSpan));
   });
 
   it('marks failed nodes and runs as errors', async () => {
@@ -158,6 +163,8 @@ describe('OpenTelemetryRecorder', () => {
       'gen_ai.agent.name',
       'gen_ai.tool.name',
       'gen_ai.tool.call.id',
+      'gen_ai.tool.type',
+      'gen_ai.workflow.name',
     ]);
     const OPERATIONS = new Set(['invoke_workflow', 'invoke_agent', 'chat', 'execute_tool']);
 
