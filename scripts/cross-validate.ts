@@ -18,6 +18,9 @@ let intents = 0;
 let orderQuestions = 0;
 const intentMisses: string[] = [];
 const confusion: Record<string, number> = {};
+// --misses lists each message the folds got wrong (route or task split), with what was taken.
+const listMisses = process.argv.includes('--misses');
+const missed: string[] = [];
 for (let fold = 0; fold < FOLDS; fold++) {
   const nlu = MessageUnderstanding.train(messages.filter((_, i) => i % FOLDS !== fold), settings);
   for (const m of messages.filter((_, i) => i % FOLDS === fold)) {
@@ -25,6 +28,8 @@ for (let fold = 0; fold < FOLDS; fold++) {
     const taken = u.confidence < 0.4 ? 'human' : u.route;
     if (taken === m.route) route++;
     else confusion[`${m.route}→${taken}`] = (confusion[`${m.route}→${taken}`] ?? 0) + 1;
+    const planned = u.tasks.map((t) => t.kind).sort().join();
+    if (taken !== m.route || (m.tasks && planned !== [...m.tasks].sort().join())) missed.push(`  ${m.id} ${m.route}→${taken}${u.tasks.length > 0 ? ` [${planned}]` : ''}  ${m.text}`);
     if (JSON.stringify(Object.entries(u.entities).sort()) === JSON.stringify(Object.entries(m.entities).sort())) entities++;
     const intent = orderIntentOf(m);
     if (intent !== undefined) {
@@ -43,5 +48,6 @@ process.stdout.write(
   `${FOLDS}-fold cross-validation on ${messages.length} training messages\n` +
     `  route ${pct(route, messages.length)}\n  entities ${pct(entities, messages.length)}\n  task splits ${pct(tasks, multi)}\n` +
     `  order intent (refund or status) ${pct(intents, orderQuestions)}${intentMisses.length > 0 ? ` misses ${intentMisses.join(', ')}` : ''}\n` +
-    `  misses ${JSON.stringify(confusion)}\n`,
+    `  misses ${JSON.stringify(confusion)}\n` +
+    (listMisses ? `${missed.join('\n')}\n` : ''),
 );

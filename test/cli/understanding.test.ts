@@ -99,4 +99,48 @@ describe('the offline desk understands ordinary messages (CLI)', () => {
     expect(multi.outputText).toContain('[KB003]');
     expect(multi.outputText).toContain('in transit');
   }, 180_000);
+  it('answers one request behind small talk ("Thanks …! Now, …") as that request: no split, no person', () => {
+    const refund = run('run', "Thanks heaps for the quick fix last time. Now then, what's the refund on SO20261002?");
+    expect(refund.status).toBe('completed');
+    expect(refund.path).toContain('tool_plan');
+    expect(refund.path).not.toContain('multi_plan');
+    expect(refund.outputText).toContain('Estimated refund: 764.15 CNY');
+    const status = run('run', 'Good afternoon, and thank you. Just one question: has SO20261004 been delivered?');
+    expect(status.outputText).toContain('delivered 21 days ago');
+    expect(status.outputText).not.toContain('Estimated refund');
+    const policy = run('run', 'Cheers for the earlier chat. Next: does the warranty cover a broken battery?');
+    expect(policy).toMatchObject({ status: 'completed', path: expect.arrayContaining(['retrieve']) });
+    expect(policy.outputText).toContain('[KB003]');
+    // A context clause beside an order question is not a policy question of its own.
+    const context = run('run', 'The charging case SO20261005 came yesterday, still in plastic. Full money back if I return it?');
+    expect(context.path).not.toContain('multi_plan');
+    expect(context.outputText).toContain('Estimated refund: 129.00 CNY');
+  }, 240_000);
+
+  it('reads a sales question asked as "can you tell me / let me know / share" inside a composite message as a report task', () => {
+    // "last month" is read against the real clock here: whatever month that is, the answer has a sales-report part and no order part.
+    const fault = run('run', "What does error E02 mean, and can you let me know last month's turnover?");
+    expect(fault.status).toBe('completed');
+    expect(fault.path).toContain('multi_plan');
+    expect(fault.outputText).toContain('[KB002]');
+    expect(fault.outputText).toContain('Sales report:');
+    expect(fault.outputText).not.toMatch(/Your order:|send me your order number/);
+    const exchange = run('run', "What's the exchange policy, and could you share the revenue for September 2026?");
+    expect(exchange.outputText).toContain('[KB008]');
+    expect(exchange.outputText).toContain('1,286,000');
+    expect(exchange.outputText).not.toMatch(/Your order:|send me your order number/);
+  }, 240_000);
+
+  it('tracks an order asked for curtly ("pls", "thx", a bare number) instead of estimating a refund', () => {
+    for (const [message, status] of [
+      ['trace so20261005 thx', 'delivered 1 day ago'],
+      ['SO20261003 pls', 'in transit'],
+      ['shipping status SO20261001 pls', 'delivered 3 days ago'],
+    ] as const) {
+      const answer = run('run', message).outputText;
+      expect(answer, message).toContain(status);
+      expect(answer, message).not.toContain('Estimated refund');
+    }
+    expect(run('run', 'can i get a refund on SO20261003 pls').outputText).toContain('Estimated refund: 349.00 CNY');
+  }, 240_000);
 });

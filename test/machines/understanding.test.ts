@@ -7,6 +7,8 @@ import { MessageUnderstanding } from '../../machines/customerService/understandi
 import { defaultUnderstanding } from '../../machines/customerService/understanding/defaultUnderstanding.js';
 import { extractEntities } from '../../machines/customerService/understanding/extractEntities.js';
 import { readOrderIds } from '../../machines/customerService/understanding/readOrderId.js';
+import { splitClauses } from '../../machines/customerService/understanding/splitClauses.js';
+import { tokensOf } from '../../machines/customerService/understanding/textFeatures.js';
 
 const at = (iso: string) => ({ now: Date.parse(iso) });
 const OCT = at('2026-10-12T09:00:00Z');
@@ -41,6 +43,40 @@ describe('entity extraction', () => {
     expect(entities('there is a red light on it').faultCode).toBeUndefined();
     expect(entities('my red headphones').faultCode).toBeUndefined();
     expect(entities('a 12 month warranty').faultCode).toBeUndefined();
+  });
+});
+
+describe('clauses and tokens', () => {
+  const clauses = (text: string) => splitClauses(text, extractEntities(text, OCT).spans);
+
+  it('never makes a clause of filler words alone: "Now,", "OK so," and "One more thing -" join the request after them', () => {
+    expect(clauses('Thank you! Now, where is SO20261003?').map((c) => c.text)).toEqual(['Thank you', 'Now, where is SO20261003']);
+    expect(clauses('ok so. anyway, what is the warranty').map((c) => c.text)).toEqual(['ok so. anyway, what is the warranty']);
+    // At the end, filler joins the clause before it; a message of filler only stays one clause.
+    expect(clauses('where is SO20261003, ok?').map((c) => c.text)).toEqual(['where is SO20261003, ok']);
+    expect(clauses('ok.').map((c) => c.text)).toEqual(['ok']);
+    // Entities inside a merged clause keep offsets relative to it.
+    const [, order] = clauses('Cheers. Right, refund SO20261002');
+    expect(order!.text.slice(order!.spans[0]!.start, order!.spans[0]!.end)).toBe('SO20261002');
+    // A piece with one word of its own is a clause.
+    expect(clauses('What is the warranty? And the revenue for August 2026?').map((c) => c.text)).toEqual(['What is the warranty', 'the revenue for August 2026']);
+  });
+
+  it("reads a possessive after an entity as part of it (\"last month's revenue\")", () => {
+    const text = "last month's revenue and SO20261002’s refund";
+    expect(tokensOf(text, extractEntities(text, OCT).spans)).toEqual(['xperiod', 'revenue', 'and', 'xorderid', 'refund']);
+  });
+});
+
+describe('small talk around a request, and context beside one', () => {
+  const nlu = defaultUnderstanding();
+  it('answers the request, and keeps a clause of context from becoming a task of its own', () => {
+    expect(nlu.understand('Much obliged for the help. Okay, so what is the refund for SO20261001?', OCT)).toMatchObject({ route: 'tool', tasks: [] });
+    expect(nlu.understand('Thanks so much, you rock! Anyway, does the warranty cover a dead driver?', OCT)).toMatchObject({ route: 'rag', tasks: [] });
+    expect(nlu.understand('Thanks so much, you rock!', OCT).route).toBe('general');
+    expect(nlu.understand('SO20261002: used them twice, the box is open. What would a return pay me?', OCT)).toMatchObject({ route: 'tool', tasks: [] });
+    // Two real requests still make two tasks.
+    expect(nlu.understand("Thanks! What's the warranty, and can you tell me last month's revenue?", OCT).tasks.map((t) => t.kind)).toEqual(['rag', 'report']);
   });
 });
 

@@ -37,6 +37,10 @@ export interface UnderstandingSettings {
   clauseThreshold: number;
   /** Softmax temperature that calibrates the probabilities (default 0.7). */
   temperature: number;
+  /** Least probability for a clause of a message read as small talk to be answered as a request instead (default 0.75). */
+  courtesyThreshold: number;
+  /** Least probability for a clause of another kind than the message's own single route to make it composite (default 0.9). */
+  secondThreshold: number;
 }
 
 /** A trained understanding as plain JSON (see {@link MessageUnderstanding.toJSON}). */
@@ -47,7 +51,7 @@ export interface MessageUnderstandingData {
   settings: UnderstandingSettings;
 }
 
-const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7 };
+const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7, courtesyThreshold: 0.75, secondThreshold: 0.9 };
 
 const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[]): L => labels.reduce((a, b) => (scores[a] >= scores[b] ? a : b));
 
@@ -124,7 +128,7 @@ export class MessageUnderstanding {
 
   /** An understanding from {@link MessageUnderstanding.toJSON}'s output, without training. */
   static fromJSON(data: MessageUnderstandingData): MessageUnderstanding {
-    return new MessageUnderstanding(SoftmaxClassifier.fromJSON(data.model), SoftmaxClassifier.fromJSON(data.intent), SpellingVocabulary.fromCounts(data.vocabulary), { ...data.settings });
+    return new MessageUnderstanding(SoftmaxClassifier.fromJSON(data.model), SoftmaxClassifier.fromJSON(data.intent), SpellingVocabulary.fromCounts(data.vocabulary), { ...DEFAULT_SETTINGS, ...data.settings });
   }
 
   #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {
@@ -144,8 +148,16 @@ export class MessageUnderstanding {
       return { route: top, confidence: Math.min(scores[top], 0.2), entities, tasks: [], scores, reason: 'the message has no word the desk knows' };
     }
     if (top === 'human') return { route: 'human', confidence: scores.human, entities, tasks: [], scores, reason: 'the customer asks for a person or disputes a decision' };
-    if (top === 'general') return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
-    const tasks = this.#tasks(text, spans, entities, scores);
+    if (top === 'general') {
+      // Small talk around a request ("Thanks for the help! Anyway, what's the warranty?") is the request.
+      const asked = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, scores).filter((t) => t.confidence >= this.#settings.courtesyThreshold) : [];
+      if (asked.length === 0) return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
+      if (asked.length >= 2) return { route: 'multi', confidence: Math.min(...asked.map((t) => t.confidence)), entities, tasks: asked.map(({ kind, input }) => ({ kind, input })), scores };
+      return { route: asked[0]!.kind, confidence: asked[0]!.confidence, entities, tasks: [], scores, reason: 'small talk around one request: the request is answered' };
+    }
+    // A message read as one kind is composite only when its other requests are clear on their own
+    // (a clause of context beside an order question, "I changed my mind", is not a policy question).
+    const tasks = this.#tasks(text, spans, entities, scores).filter((t) => top === 'multi' || t.kind === top || t.confidence >= this.#settings.secondThreshold);
     if (tasks.length >= 2) return { route: 'multi', confidence: Math.min(...tasks.map((t) => t.confidence)), entities, tasks: tasks.map(({ kind, input }) => ({ kind, input })), scores };
     if (top !== 'multi') return { route: top, confidence: scores[top], entities, tasks: [], scores };
     // Called composite but not splittable: its strongest single intent.

@@ -29,7 +29,8 @@ export function tokensOf(text: string, spans: readonly EntitySpan[] = []): strin
   for (const span of [...spans].sort((a, b) => a.start - b.start)) {
     if (span.start < at) continue;
     masked += `${text.slice(at, span.start)} ${PLACEHOLDER[span.kind]} `;
-    at = span.end;
+    // "last month's revenue", "SO20261002's refund": the possessive belongs to the entity, not a word of its own.
+    at = span.end + (/^['’`]s\b/i.exec(text.slice(span.end))?.[0].length ?? 0);
   }
   masked += text.slice(at);
   return (masked.toLowerCase().replace(/[’`]/g, "'").match(/[a-z]+(?:'[a-z]+)?/g) ?? []).map((t) => t.replace(/'s$/, ''));
