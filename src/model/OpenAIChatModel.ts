@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { ChatCompletionChunkWire, ChatCompletionWire, type UsageWire } from './ChatCompletionWire.js';
@@ -7,7 +7,8 @@ import type { ModelMessage, ModelResponse, ModelUsage } from './ModelMessage.js'
 import { CallDeadline } from './CallDeadline.js';
 import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS, MAX_MODEL_RETRIES, MAX_TIMEOUT_MS, modelLimitsFromEnv } from './modelLimits.js';
 import { ToolCallAssembler } from './ToolCallAssembler.js';
-import { describeEndpoint, toModelError, type ModelCallInfo } from './toModelError.js';
+import { abortedCallError, describeEndpoint, toModelError, type ModelCallInfo } from './toModelError.js';
+import { loadOpenAI } from './loadOpenAI.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { ModelError } from '../errors/ModelError.js';
 import { formatZodError } from '../errors/formatZodError.js';
@@ -43,7 +44,9 @@ export interface OpenAIChatModelOptions {
 
 const Options = z.object({
   model: z.string().trim().min(1, 'model must name the model to call, e.g. "gpt-4o-mini"'),
-  client: z.instanceof(OpenAI).optional(),
+  // Checked by shape, not with instanceof: the SDK is imported only when the first call is made,
+  // and a client from another copy of the package works just as well.
+  client: z.custom<OpenAI>(isOpenAIClient, 'client must be a client of the openai package (new OpenAI({ … }))').optional(),
   baseURL: z.url({ protocol: /^https?$/, error: 'baseURL must be an absolute http(s) URL such as "http://127.0.0.1:11434/v1"' }).optional(),
   apiKey: z.string().min(1, 'apiKey must not be empty; omit it to use OPENAI_API_KEY').optional(),
   maxRetries: z.number().int().min(0).max(MAX_MODEL_RETRIES).optional(),
@@ -52,6 +55,18 @@ const Options = z.object({
   temperature: z.number().min(0).max(2).optional(),
   streamUsage: z.boolean().optional(),
 });
+
+/** Whether `value` looks like an `openai` client: chat completions, a base URL and a retry count. */
+function isOpenAIClient(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const client = value as { baseURL?: unknown; maxRetries?: unknown; chat?: { completions?: { create?: unknown } } };
+  return typeof client.baseURL === 'string' && typeof client.maxRetries === 'number' && typeof client.chat?.completions?.create === 'function';
+}
+
+/** The base URL the SDK uses when none is passed: `OPENAI_BASE_URL` (trimmed, when not empty) or OpenAI's. */
+function defaultBaseURL(): string {
+  return process.env['OPENAI_BASE_URL']?.trim() || 'https://api.openai.com/v1';
+}
 
 function toUsage(usage: z.infer<typeof UsageWire>): ModelUsage {
   if (!usage) return {};
@@ -106,7 +121,8 @@ function toWireMessage(message: ModelMessage): ChatCompletionMessageParam {
 export class OpenAIChatModel implements ModelClient {
   readonly name: string;
   readonly model: string;
-  readonly #client: OpenAI;
+  /** The SDK client, created (and the SDK imported) on the first call. */
+  readonly #client: () => Promise<OpenAI>;
   readonly #info: ModelCallInfo;
   readonly #temperature: number | undefined;
   readonly #streamUsage: boolean;
@@ -127,6 +143,8 @@ export class OpenAIChatModel implements ModelClient {
     const timeoutMs = parsed.data.timeoutMs ?? fromEnv.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
     const idleTimeoutMs = parsed.data.idleTimeoutMs ?? fromEnv.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS;
     const maxRetries = parsed.data.maxRetries ?? fromEnv.maxRetries ?? (client === undefined ? DEFAULT_MODEL_MAX_RETRIES : client.maxRetries);
+    let endpoint: string;
+    let secret: string | undefined;
     if (client === undefined) {
       const key = apiKey ?? process.env['OPENAI_API_KEY'] ?? (baseURL !== undefined ? 'no-key' : undefined);
       if (key === undefined || key === '') {
@@ -134,15 +152,24 @@ export class OpenAIChatModel implements ModelClient {
           'new OpenAIChatModel(): no API key; set OPENAI_API_KEY, pass apiKey, pass a baseURL of a server that needs none, or use OfflineModel',
         );
       }
-      this.#client = new OpenAI({
+      // The SDK (about 150 modules) is imported when the first call is made, so a process that
+      // configures this model but never calls it (or runs offline) does not pay for it.
+      let created: Promise<OpenAI> | undefined;
+      const options = {
         apiKey: key,
         ...(baseURL === undefined ? {} : { baseURL }),
         maxRetries,
         // One attempt never needs longer than the whole call may take.
         timeout: timeoutMs,
-      });
+      };
+      this.#client = () => (created ??= loadOpenAI().then((sdk) => new sdk.default(options)));
+      endpoint = describeEndpoint(baseURL ?? defaultBaseURL());
+      secret = key;
     } else {
-      this.#client = client;
+      const ready = Promise.resolve(client);
+      this.#client = () => ready;
+      endpoint = describeEndpoint(client.baseURL);
+      secret = client.apiKey ?? undefined;
     }
     this.model = model;
     this.name = `openai:${model}`;
@@ -150,24 +177,20 @@ export class OpenAIChatModel implements ModelClient {
     this.#streamUsage = streamUsage ?? true;
     this.timeoutMs = timeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
-    this.#info = {
-      model,
-      endpoint: describeEndpoint(this.#client.baseURL),
-      maxRetries,
-      secret: this.#client.apiKey ?? undefined,
-    };
+    this.#info = { model, endpoint, maxRetries, secret };
   }
 
   /** One chat completion. */
   async complete(request: ModelRequest): Promise<ModelResponse> {
+    const client = await this.#ready();
     const deadline = this.#deadline(request);
     let raw: unknown;
     try {
       raw = await deadline.race(
-        this.#client.chat.completions.create({ ...this.#body(request), stream: false }, { signal: deadline.signal, maxRetries: this.#info.maxRetries }),
+        client.chat.completions.create({ ...this.#body(request), stream: false }, { signal: deadline.signal, maxRetries: this.#info.maxRetries }),
       );
     } catch (error) {
-      throw this.#failure(error, deadline, request, 0);
+      throw await this.#failure(error, deadline, request, 0);
     } finally {
       deadline.dispose();
     }
@@ -192,11 +215,12 @@ export class OpenAIChatModel implements ModelClient {
     let finishReason: string | null = null;
     let id: string | undefined;
     let chunks = 0;
+    const client = await this.#ready();
     const deadline = this.#deadline(request);
     let iterator: AsyncIterator<unknown> | undefined;
     try {
       const stream = await deadline.race(
-        this.#client.chat.completions.create(
+        client.chat.completions.create(
           { ...this.#body(request), stream: true, ...(this.#streamUsage ? { stream_options: { include_usage: true } } : {}) },
           { signal: deadline.signal, maxRetries: this.#info.maxRetries },
         ),
@@ -226,7 +250,7 @@ export class OpenAIChatModel implements ModelClient {
       }
       iterator = undefined;
     } catch (error) {
-      throw this.#failure(error, deadline, request, chunks);
+      throw await this.#failure(error, deadline, request, chunks);
     } finally {
       deadline.dispose();
       // A stream left early (an error, a timeout, a consumer that stopped) releases its connection.
@@ -240,6 +264,18 @@ export class OpenAIChatModel implements ModelClient {
       rawResponse: { id, model: this.model, streamed: true, chunks },
     };
     yield { type: 'response', response };
+  }
+
+  /**
+   * The client, once the SDK is imported (on the first call; later calls get it at once). Loading
+   * the module is not the server's time, so it happens before the call's limits start.
+   */
+  async #ready(): Promise<OpenAI> {
+    try {
+      return await this.#client();
+    } catch (error) {
+      throw toModelError(error, this.#info, undefined);
+    }
   }
 
   #body(request: ModelRequest): ChatCompletionCreateParamsBase {
@@ -268,7 +304,7 @@ export class OpenAIChatModel implements ModelClient {
   }
 
   /** The `ModelError` for what a call threw: a limit that expired, the caller's abort, or what the SDK said. */
-  #failure(error: unknown, deadline: CallDeadline, request: ModelRequest, chunks: number): ModelError {
+  async #failure(error: unknown, deadline: CallDeadline, request: ModelRequest, chunks: number): Promise<ModelError> {
     const who = `model "${this.model}" at ${this.#info.endpoint}`;
     if (deadline.expired === 'timeoutMs') {
       return new ModelError(
@@ -284,8 +320,11 @@ export class OpenAIChatModel implements ModelClient {
         { code: 'timeout', limit: 'idleTimeoutMs', cause: error },
       );
     }
-    if (request.signal?.aborted && !(error instanceof ModelError)) return toModelError(new OpenAI.APIUserAbortError(), this.#info);
-    return toModelError(error, this.#info);
+    if (error instanceof ModelError) return error;
+    if (request.signal?.aborted) return abortedCallError(this.#info, error);
+    // The SDK is loaded by now unless importing it is what failed; its error classes say what happened.
+    const sdk = await loadOpenAI().catch(() => undefined);
+    return toModelError(error, this.#info, sdk?.default);
   }
 
   #unreadable(error: z.ZodError): ModelError {

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { ModelError } from '../errors/ModelError.js';
 import { describeThrown } from '../errors/SwitchboardError.js';
 
@@ -31,33 +31,44 @@ export function describeEndpoint(baseURL: string): string {
   }
 }
 
+/** The SDK's error classes `toModelError` tells apart (the `OpenAI` class carries them). */
+export type OpenAIErrorClasses = Pick<typeof OpenAI, 'APIUserAbortError' | 'APIConnectionTimeoutError' | 'APIConnectionError' | 'APIError'>;
+
+const describeCall = (info: ModelCallInfo) => `model "${info.model}" at ${info.endpoint}`;
+
+/** The `ModelError` of a call its caller aborted. */
+export function abortedCallError(info: ModelCallInfo, cause: unknown): ModelError {
+  return new ModelError(`the call to ${describeCall(info)} was aborted`, { code: 'model_error', fault: 'user', retryable: false, cause });
+}
+
 /**
  * Turns what the `openai` SDK threw into a `ModelError` that says who is at fault and what to do.
- * The SDK has already retried 408/409/429/5xx and connection failures `maxRetries` times.
+ * The SDK has already retried 408/409/429/5xx and connection failures `maxRetries` times. `sdk` is
+ * the SDK's `OpenAI` class, whose error classes are told apart; without it (the SDK could not be
+ * imported) every error is a plain `model_error`.
  */
-export function toModelError(error: unknown, info: ModelCallInfo): ModelError {
+export function toModelError(error: unknown, info: ModelCallInfo, sdk: OpenAIErrorClasses | undefined): ModelError {
   if (error instanceof ModelError) return error;
-  const who = `model "${info.model}" at ${info.endpoint}`;
+  const who = describeCall(info);
   const attempts = info.maxRetries + 1;
   const tries = `${attempts} attempt${attempts === 1 ? '' : 's'} (maxRetries ${info.maxRetries})`;
-  if (error instanceof OpenAI.APIUserAbortError) {
-    return new ModelError(`the call to ${who} was aborted`, { code: 'model_error', fault: 'user', retryable: false, cause: error });
-  }
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (sdk === undefined) return unknownFailure(error, info);
+  if (error instanceof sdk.APIUserAbortError) return abortedCallError(info, error);
+  if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelError(
       `${who} did not answer in time on any of ${tries} (the client's own per-attempt timeout); ` +
         'raise the timeout of the OpenAI client you passed, or pass none and set timeoutMs',
       { code: 'timeout', limit: 'timeoutMs', attempts, cause: error },
     );
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof sdk.APIConnectionError) {
     return new ModelError(
       `could not reach ${who} after ${tries}: ${redactSecrets(error.message, info.secret)}; ` +
         'check OPENAI_BASE_URL / baseURL and that the server is running',
       { code: 'model_retries_exhausted', attempts, fault: 'system', cause: error },
     );
   }
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+  if (error instanceof sdk.APIError && typeof error.status === 'number') {
     const status = error.status;
     if (status === 429) {
       return new ModelError(
@@ -87,7 +98,12 @@ export function toModelError(error: unknown, info: ModelCallInfo): ModelError {
       cause: error,
     });
   }
-  return new ModelError(`${who} failed: ${redactSecrets(describeThrown(error), info.secret)}`, {
+  return unknownFailure(error, info);
+}
+
+/** A failure the SDK's error classes do not describe. */
+function unknownFailure(error: unknown, info: ModelCallInfo): ModelError {
+  return new ModelError(`${describeCall(info)} failed: ${redactSecrets(describeThrown(error), info.secret)}`, {
     code: 'model_error',
     fault: 'system',
     retryable: false,

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
@@ -18,6 +19,12 @@ export interface PostgresRunStoreOptions {
   /** The most bytes one stored value (a snapshot, an event, a journal entry) may take (default 16 MiB). */
   maxValueBytes?: number;
 }
+
+/**
+ * `pg` (a CommonJS package of some 30 modules) is required when the first store is constructed, so
+ * a process on the SQLite store never loads it. It is the same module instance `import 'pg'` gives.
+ */
+const requirePg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
 
 /** Hides the password of a connection URL so it can appear in messages. */
 function safeUrl(url: string): string {
@@ -58,7 +65,7 @@ export class PostgresRunStore implements RunStore {
     this.#now = options.now ?? Date.now;
     this.#limit = checkValueLimit('PostgresRunStore', options.maxValueBytes);
     this.maxValueBytes = this.#limit;
-    this.#pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
+    this.#pool = new (requirePg().Pool)({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     this.#pool.on('error', () => {});
     this.url = safeUrl(url);

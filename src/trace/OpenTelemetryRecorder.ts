@@ -1,7 +1,17 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type { Attributes, Span, SpanKind, Tracer } from '@opentelemetry/api';
 import { agentAttribute, agentSpanAttributes, mcpAttributes, modelAttributes, modelName, responseAttributes, toolAttributes, usageAttributes } from './genAiAttributes.js';
 import type { TraceEvent } from './TraceEvent.js';
 import type { TraceRecorder } from './TraceRecorder.js';
+
+type OpenTelemetryApi = typeof import('@opentelemetry/api');
+let loadedApi: OpenTelemetryApi | undefined;
+/**
+ * The OpenTelemetry API (a CommonJS package of some 40 modules), required when the first recorder
+ * is made, so a process that records no spans never loads it. It is the same module instance an
+ * `import '@opentelemetry/api'` gives, and the API keeps its registrations on the global object anyway.
+ */
+const openTelemetryApi = (): OpenTelemetryApi => (loadedApi ??= createRequire(import.meta.url)('@opentelemetry/api') as OpenTelemetryApi);
 
 /** Options for {@link OpenTelemetryRecorder}. */
 export interface OpenTelemetryRecorderOptions {
@@ -47,6 +57,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
  * await graph.run('hi', { recorders: [new OpenTelemetryRecorder({ tracer: provider.getTracer('switchboard') })] });
  */
 export class OpenTelemetryRecorder implements TraceRecorder {
+  readonly #api: OpenTelemetryApi;
   readonly #tracer: Tracer;
   readonly #max: number;
   /** Open run and node spans by Switchboard span id. */
@@ -63,7 +74,8 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   readonly #byRun = new Map<string, Set<string>>();
 
   constructor(options: OpenTelemetryRecorderOptions = {}) {
-    this.#tracer = options.tracer ?? trace.getTracer('switchboard');
+    this.#api = openTelemetryApi();
+    this.#tracer = options.tracer ?? this.#api.trace.getTracer('switchboard');
     this.#max = options.maxTextLength ?? 512;
   }
 
@@ -88,13 +100,13 @@ export class OpenTelemetryRecorder implements TraceRecorder {
         return this.#endRun(event);
       case 'model.request':
         this.#agentSpan(event);
-        return this.#startCall(event, `model|${String(event.agent)}|${String(event.iteration)}`, `chat ${modelName(event)}`, SpanKind.CLIENT, modelAttributes(event));
+        return this.#startCall(event, `model|${String(event.agent)}|${String(event.iteration)}`, `chat ${modelName(event)}`, this.#api.SpanKind.CLIENT, modelAttributes(event));
       case 'model.response':
         return this.#modelResponse(event);
       case 'final':
         return this.#agentFinished(event);
       case 'tool.call':
-        this.#startCall(event, `tool|${String(event.callId)}`, `execute_tool ${String(event.name)}`, SpanKind.INTERNAL, toolAttributes(event));
+        this.#startCall(event, `tool|${String(event.callId)}`, `execute_tool ${String(event.name)}`, this.#api.SpanKind.INTERNAL, toolAttributes(event));
         this.#openToolsOf(event).push(`tool|${String(event.callId)}`);
         return;
       case 'tool.result':
@@ -104,7 +116,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
       case 'mcp.call':
         return this.#mcpCall(event);
       case 'handoff.started':
-        return this.#startCall(event, `handoff|${String(event.handoffId)}`, `invoke_agent ${String(event.subagent)}`, SpanKind.INTERNAL, {
+        return this.#startCall(event, `handoff|${String(event.handoffId)}`, `invoke_agent ${String(event.subagent)}`, this.#api.SpanKind.INTERNAL, {
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.agent.name': String(event.subagent),
           'switchboard.handoff.tool': String(event.tool),
@@ -132,12 +144,12 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     };
   }
 
-  #start(name: string, parentId: string | null, at: number, attributes: Attributes, kind = SpanKind.INTERNAL): Span {
+  #start(name: string, parentId: string | null, at: number, attributes: Attributes, kind: SpanKind = this.#api.SpanKind.INTERNAL): Span {
     return this.#startUnder(name, parentId === null ? undefined : this.#spans.get(parentId), at, attributes, kind);
   }
 
-  #startUnder(name: string, parent: Span | undefined, at: number, attributes: Attributes, kind = SpanKind.INTERNAL): Span {
-    const context = parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent);
+  #startUnder(name: string, parent: Span | undefined, at: number, attributes: Attributes, kind: SpanKind = this.#api.SpanKind.INTERNAL): Span {
+    const context = parent === undefined ? this.#api.ROOT_CONTEXT : this.#api.trace.setSpan(this.#api.ROOT_CONTEXT, parent);
     return this.#tracer.startSpan(name, { kind, attributes, startTime: new Date(at), root: parent === undefined }, context);
   }
 
@@ -221,7 +233,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     if (event.type === 'node.cancelled') span.setAttribute('switchboard.cancelled', true);
     else {
       const error = event.error as { code?: string; message?: string } | undefined;
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(error?.message) ?? event.type });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(error?.message) ?? event.type });
       span.setAttribute('error.type', error?.code ?? event.type);
     }
     this.#close(nodeKey(event), event.at);
@@ -254,7 +266,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     const result = (event.result ?? {}) as { status?: string; steps?: number; usage?: unknown; error?: { code?: string; message?: string } };
     span.setAttributes({ ...usageAttributes(result.usage), 'switchboard.agent.status': result.status ?? 'unknown', ...(num(result.steps) === undefined ? {} : { 'switchboard.agent.steps': num(result.steps)! }) });
     if (result.status === 'failed' || result.status === 'max-iterations') {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(result.error?.message) ?? result.status });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(result.error?.message) ?? result.status });
       span.setAttribute('error.type', result.error?.code ?? result.status);
     }
     span.end(new Date(event.at));
@@ -270,7 +282,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
   #mcpRequest(event: TraceEvent): void {
     const tool = this.#openToolsOf(event).at(-1);
     const parent = tool === undefined ? undefined : this.#calls.get(`${nodeKey(event)}|${tool}`);
-    this.#startCall(event, `mcp|${String(event.requestKey ?? event.tool)}`, `${String(event.method ?? 'tools/call')} ${String(event.tool)}`, SpanKind.CLIENT, mcpAttributes(event), parent);
+    this.#startCall(event, `mcp|${String(event.requestKey ?? event.tool)}`, `${String(event.method ?? 'tools/call')} ${String(event.tool)}`, this.#api.SpanKind.CLIENT, mcpAttributes(event), parent);
   }
 
   /** An MCP request answered or failed; without its request event (older runs) the span is made here. */
@@ -281,7 +293,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     span.setAttributes(mcpAttributes(event));
     if (event.ok === false) {
       const error = (event.error ?? {}) as { code?: string; message?: string };
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(error.message) ?? 'MCP request failed' });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(error.message) ?? 'MCP request failed' });
       span.setAttribute('error.type', error.code ?? 'tool_error');
     }
     span.end(new Date(event.at));
@@ -316,7 +328,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     const span = this.#takeCall(event, key);
     if (span === undefined) return;
     if (result.ok === false) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(result.error) ?? 'tool failed' });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(result.error) ?? 'tool failed' });
       span.setAttribute('error.type', result.code ?? 'tool_failed');
     }
     span.end(new Date(event.at));
@@ -327,7 +339,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     if (span === undefined) return;
     span.setAttributes({ 'switchboard.handoff.status': String(event.status), 'switchboard.handoff.attempts': num(event.attempts) ?? 0 });
     if (event.status === 'failed' || event.status === 'denied') {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(event.error) ?? String(event.status) });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(event.error) ?? String(event.status) });
     }
     span.end(new Date(event.at));
   }
@@ -357,7 +369,7 @@ export class OpenTelemetryRecorder implements TraceRecorder {
     if (span === undefined) return;
     span.setAttributes({ 'switchboard.status': run.status ?? 'unknown', ...(run.steps === undefined ? {} : { 'switchboard.steps': run.steps }) });
     if (run.status === 'failed') {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(run.error?.message) ?? 'run failed' });
+      span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: this.#text(run.error?.message) ?? 'run failed' });
       span.setAttribute('error.type', run.error?.code ?? 'failed');
     }
     this.#close(event.spanId, event.at);

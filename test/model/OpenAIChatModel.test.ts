@@ -213,6 +213,33 @@ describe('OpenAIChatModel against a fake OpenAI-compatible server', () => {
     expect(response.text).toBe('injected');
     expect(server.requests[0]!.body['model']).toBe('gpt-injected');
   });
+
+  it('tells the errors of an injected client apart, naming its server', async () => {
+    const { default: OpenAI } = await import('openai');
+    const client = new OpenAI({ apiKey: API_KEY, baseURL: server.baseURL, maxRetries: 1 });
+    server.enqueue({ status: 401, message: 'bad key' });
+    const error = (await new OpenAIChatModel({ client, model: 'gpt-injected' }).complete({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }).catch((e: unknown) => e)) as ModelError;
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ code: 'model_error', status: 401, fault: 'user' });
+    expect(error.message).toContain(`at ${server.baseURL.replace(/\/$/, '')} rejected the credentials`);
+  });
+
+  it('calls the server of OPENAI_BASE_URL when no baseURL is given, and names it in errors', async () => {
+    const saved = process.env['OPENAI_BASE_URL'];
+    process.env['OPENAI_BASE_URL'] = ` ${server.baseURL} `;
+    try {
+      const fromEnv = new OpenAIChatModel({ model: 'gpt-env', apiKey: API_KEY, maxRetries: 0 });
+      server.enqueue({ text: 'from the environment' }, { status: 503, message: 'down' });
+      expect((await fromEnv.complete({ messages: [{ role: 'user', content: 'Hi' }], tools: [] })).text).toBe('from the environment');
+      const error = (await fromEnv.complete({ messages: [{ role: 'user', content: 'Hi' }], tools: [] }).catch((e: unknown) => e)) as ModelError;
+      expect(error).toMatchObject({ code: 'model_retries_exhausted', status: 503 });
+      expect(error.message).toContain(`model "gpt-env" at ${server.baseURL.replace(/\/$/, '')} kept failing with HTTP 503`);
+      expect(server.requests.map((r) => r.body['model'])).toEqual(['gpt-env', 'gpt-env']);
+    } finally {
+      if (saved === undefined) delete process.env['OPENAI_BASE_URL'];
+      else process.env['OPENAI_BASE_URL'] = saved;
+    }
+  });
 });
 
 describe('OpenAIChatModel options', () => {
@@ -228,6 +255,12 @@ describe('OpenAIChatModel options', () => {
 
   it('rejects a blank model name with a message that says what to pass', () => {
     expect(() => new OpenAIChatModel({ model: ' ', apiKey: 'x' })).toThrow(/model must name the model/);
+  });
+
+  it('rejects a client that is not an openai client, saying what to pass', () => {
+    for (const client of [{}, 'sk-key', { chat: { completions: {} }, baseURL: 'http://x', maxRetries: 0 }]) {
+      expect(() => new OpenAIChatModel({ model: 'm', client: client as never })).toThrow(/client: client must be a client of the openai package/);
+    }
   });
 
   it('rejects a baseURL that is not a URL', () => {

@@ -97,7 +97,9 @@ export { text, model };
   }, 600_000);
 
   it('runs the installed CLI from compiled JS, importing only what the command needs', async () => {
-    // Records every module the process loads (ES modules, and CommonJS ones imported from them).
+    // Records every module the process loads: ES modules (and CommonJS ones imported from them)
+    // through the load hook, and at exit every CommonJS module in the require cache (those that
+    // CommonJS code or createRequire loaded, which the hook does not see).
     writeFileSync(
       join(dir, 'loadHooks.mjs'),
       `import { appendFileSync } from 'node:fs';
@@ -108,7 +110,16 @@ export async function load(url, context, next) {
 `,
     );
     const hook = join(dir, 'logLoads.mjs');
-    writeFileSync(hook, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'loadHooks.mjs')).href)});\n`);
+    writeFileSync(
+      hook,
+      `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(join(dir, 'loadHooks.mjs')).href)});
+const { cache } = createRequire(import.meta.url);
+process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cache).map((file) => pathToFileURL(file).href + '\\n').join('')));
+`,
+    );
     const bin = join(consumer, 'node_modules', '.bin', 'switchboard');
     const loads = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n');
 
@@ -123,6 +134,10 @@ export async function load(url, context, next) {
     expect(JSON.parse(hello.stdout)).toMatchObject({ status: 'completed', path: ['ingest', 'classify', 'draft', 'review', 'finish'] });
     const runLoads = loads('run.loads');
     expect(runLoads.filter((u) => u.endsWith('.ts') || /\/(tsx|@modelcontextprotocol|@statelyai)\//.test(u))).toEqual([]);
+    // The offline model and the SQLite store: no OpenAI SDK, no PostgreSQL driver, no OpenTelemetry.
+    const packages = (urls: string[]) => [...new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((name) => name !== undefined))];
+    expect(packages(runLoads).filter((name) => /^(openai|pg|pg-.*|@opentelemetry\/.*)$/.test(name))).toEqual([]);
+    expect(packages(runLoads)).toEqual(expect.arrayContaining(['xstate', 'zod', 'better-sqlite3', 'commander']));
     expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);
 
     // The report server is spawned from the compiled module (no TypeScript of the specialists ships).
