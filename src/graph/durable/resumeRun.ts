@@ -20,6 +20,7 @@ import { assertJson } from '../assertJson.js';
 import { waitingHuman } from '../waitingHuman.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
 import { newSpanId } from '../../trace/TraceContext.js';
+import { withDirectNode } from './persistedSnapshot.js';
 
 /** What resumes a run: a human reply (`{ reply }` or the `human.reply` event), or nothing to continue an interrupted run. */
 export type ResumeEvent = { reply: unknown } | HumanReplyEvent;
@@ -147,7 +148,7 @@ export async function resumeRun(
     journal: inMemory ? null : storeJournal(store),
     seq: lastSeq,
   });
-  const snapshot = claimed.snapshot as { context: GraphMachineContext };
+  const snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
   runtime.trace = snapshot.context.trace;
   const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;
   // The node the run continues at reports under a new span of this leg (its first span ended with the last leg).
