@@ -3,6 +3,7 @@ import type { GraphMachine } from './compileMachine.js';
 import type { RunOptions } from './RunOptions.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
+import type { RunStore } from '../persistence/RunStore.js';
 
 /** What `StateGraph` and `SequentialWorkflow` have in common; `WorkflowAgent` wraps either. */
 export interface RunnableGraph {
@@ -10,6 +11,12 @@ export interface RunnableGraph {
   run(input: string | AgentRequest, options?: RunOptions): Promise<WorkflowRun>;
   stream(input: string | AgentRequest, options?: RunOptions): AsyncIterable<WorkflowEvent>;
   toMachine(): GraphMachine;
+  /**
+   * Called by `RunManager` and `recoverRuns` after a leg that left the run waiting (and for each
+   * waiting run when recovering), so a front end can watch that wait (a typed workflow's HumanGate
+   * deadline). Optional; graphs have none.
+   */
+  watchWait?(runId: string, options: { store?: RunStore; owner?: string; leaseMs?: number }): void;
 }
 
 /** The key under which a front end that is not itself a `RunnableGraph` (a typed `Workflow`) gives its graph view. */

@@ -10,7 +10,8 @@ import type { ErrorHandler, ErrorMatcher, FlowPredicate, WorkflowBlock } from '.
 import { compileWorkflow, type CompiledWorkflow } from './compileWorkflow.js';
 import type { WorkflowGraph } from './WorkflowGraph.js';
 import { workflowMachine } from './workflowMachine.js';
-import { runWorkflow, streamWorkflow, toWorkflowResult, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
+import { deadlineOptions, runWorkflow, streamWorkflow, toWorkflowResult, type WorkflowResult, type WorkflowRunOptions } from './runWorkflow.js';
+import { watchDeadline } from './watchDeadline.js';
 import { resumeRun } from '../graph/durable/resumeRun.js';
 import { AS_GRAPH, type GraphSource, type RunnableGraph } from '../graph/RunnableGraph.js';
 import { workflowAsGraph } from './workflowAsGraph.js';
@@ -184,7 +185,9 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
    * process; without, in the process that started it.
    */
   async resume(runId: string, reply?: PersonReply, options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {}): Promise<WorkflowResult<O>> {
-    return toWorkflowResult<O>(await resumeRun(this.toMachine(), runId, reply === undefined ? undefined : { reply }, options), this.#compile());
+    const run = await resumeRun(this.toMachine(), runId, reply === undefined ? undefined : { reply }, options);
+    if (run.status === 'waiting') void watchDeadline(this.#compile(), this.toMachine(), runId, deadlineOptions(options)).catch(() => undefined);
+    return toWorkflowResult<O>(run, this.#compile());
   }
 
   /** Runs the workflow and yields its events; the last one is `run.completed`. */
@@ -199,7 +202,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
    * run resolves to the engine's `WorkflowRun` (the output as `result.handoff`, shown as `outputText`).
    */
   asGraph(): RunnableGraph {
-    this.#graph ??= workflowAsGraph(this.name, () => this.toMachine());
+    this.#graph ??= workflowAsGraph(this.name, () => this.toMachine(), () => this.#compile());
     return this.#graph;
   }
 

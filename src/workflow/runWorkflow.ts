@@ -9,6 +9,7 @@ import { AgentContext } from './AgentContext.js';
 import { contextFromState } from './executeStep.js';
 import { stepPath, toMachineInput } from './workflowMachine.js';
 import type { CompiledWorkflow } from './compileWorkflow.js';
+import { watchDeadline, type DeadlineOptions } from './watchDeadline.js';
 
 /** Run options of a workflow: a graph's (`store`, `signal`, `recorders`, `inspect`, …) plus its initial context and loop fuse. */
 export interface WorkflowRunOptions extends Omit<RunOptions, 'state'> {
@@ -60,10 +61,29 @@ export function toWorkflowResult<O>(run: WorkflowRun, compiled: CompiledWorkflow
   return result;
 }
 
-/** Runs a workflow's machine on the engine's run runtime (in memory, or stored with `options.store`). */
+/** What a wait's deadline timer resumes the run with: the leg's store, lease and listeners. */
+export function deadlineOptions(options: Omit<RunOptions, 'state'>): DeadlineOptions {
+  const { store, owner, leaseMs, onEvent, recorders, session, streaming } = options as Omit<RunOptions, 'state'> & DeadlineOptions;
+  const picked: DeadlineOptions = {};
+  if (store !== undefined) picked.store = store;
+  if (owner !== undefined) picked.owner = owner;
+  if (leaseMs !== undefined) picked.leaseMs = leaseMs;
+  if (onEvent !== undefined) picked.onEvent = onEvent;
+  if (recorders !== undefined) picked.recorders = recorders;
+  if (session !== undefined) picked.session = session;
+  if (streaming !== undefined) picked.streaming = streaming;
+  return picked;
+}
+
+/**
+ * Runs a workflow's machine on the engine's run runtime (in memory, or stored with `options.store`);
+ * a run left waiting at a HumanGate with a deadline has it watched (see `watchDeadline`).
+ */
 export async function runWorkflow(compiled: CompiledWorkflow, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): Promise<WorkflowResult> {
   const { request, options: engine } = engineOptions(compiled.graph.name, input, options);
-  return toWorkflowResult(await startRun(machine, request, engine, false), compiled);
+  const run = await startRun(machine, request, engine, false);
+  if (run.status === 'waiting') void watchDeadline(compiled, machine, run.runId, deadlineOptions(options)).catch(() => undefined);
+  return toWorkflowResult(run, compiled);
 }
 
 /** Streams a workflow's run: the engine's events; the last one is `run.completed`. */

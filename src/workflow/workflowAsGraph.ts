@@ -4,7 +4,9 @@ import type { RunOptions } from '../graph/RunOptions.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { startRun } from '../graph/startRun.js';
 import { streamRun } from '../graph/streamRun.js';
-import { engineOptions } from './runWorkflow.js';
+import { deadlineOptions, engineOptions } from './runWorkflow.js';
+import type { CompiledWorkflow } from './compileWorkflow.js';
+import { watchDeadline, type DeadlineOptions } from './watchDeadline.js';
 
 /** A run's input as the workflow's input: text as it is, a request's `input`. */
 const inputOf = (input: string | AgentRequest): unknown => (typeof input === 'string' ? input : input?.input);
@@ -21,17 +23,21 @@ function workflowOptions(options: RunOptions = {}) {
  * engine's `WorkflowRun` (the output is `result.handoff`, shown as `outputText`: text, or JSON for a
  * structured value). What the CLI, the workbench and a `RunManager` run a workflow by.
  */
-export function workflowAsGraph(name: string, machine: () => GraphMachine): RunnableGraph {
+export function workflowAsGraph(name: string, machine: () => GraphMachine, compiled: () => CompiledWorkflow): RunnableGraph {
+  const watchWait = (runId: string, options: DeadlineOptions) => void watchDeadline(compiled(), machine(), runId, options).catch(() => undefined);
   return {
     name,
-    run(input, options) {
+    async run(input, options) {
       const { request, options: engine } = engineOptions(name, inputOf(input), workflowOptions(options));
-      return startRun(machine(), request, engine, false);
+      const run = await startRun(machine(), request, engine, false);
+      if (run.status === 'waiting') watchWait(run.runId, deadlineOptions(options ?? {}));
+      return run;
     },
     stream(input, options) {
       const { request, options: engine } = engineOptions(name, inputOf(input), workflowOptions(options));
       return streamRun((i, o, l) => startRun(machine(), i, o, true, l), request, engine);
     },
     toMachine: machine,
+    watchWait,
   };
 }

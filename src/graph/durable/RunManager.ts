@@ -53,7 +53,10 @@ export class RunManager {
 
   /** Resumes a waiting run with a human reply. */
   async resume(runId: string, event: { reply: unknown }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
-    return resumeRun(await this.#graphOf(runId), runId, event, { ...this.#options, ...options, store: this.store });
+    const graph = await this.#graphOf(runId);
+    const run = await resumeRun(graph, runId, event, { ...this.#options, ...options, store: this.store });
+    if (run.status === 'waiting') graph.watchWait?.(runId, { ...this.#options, store: this.store });
+    return run;
   }
 
   /** Marks orphaned runs interrupted and continues them from their last checkpoint. */

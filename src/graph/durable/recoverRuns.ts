@@ -33,7 +33,8 @@ export function isOrphaned(record: RunRecord, now: number): boolean {
  * marks them `interrupted`, then continues every interrupted run from its last checkpoint. The node
  * that was in flight runs again; a side effect journaled with `ctx.once` is not repeated once its
  * result is in the journal (a crash between the effect and that write repeats the call with the same
- * idempotency key; see `WorkflowContext.once`).
+ * idempotency key; see `WorkflowContext.once`). Waiting runs stay waiting, but a graph that watches
+ * its waits (`watchWait`: a typed workflow's HumanGate deadline) watches them again in this process.
  *
  * @example
  * const outcomes = await recoverRuns({ store, graphs: [customerService] });
@@ -61,6 +62,14 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
       } catch (error) {
         outcomes.push({ runId: record.runId, outcome: 'skipped', reason: describeThrown(error) });
       }
+    }
+  }
+  if (options.markOnly !== true) {
+    // Waits a front end watches (a typed workflow's HumanGate deadline) are watched again in this process.
+    for (const record of await store.listRuns({ status: 'waiting', limit: 10_000 })) {
+      const found = options.graphs.find((g) => g.name === record.graphName);
+      if (found === undefined) continue;
+      toRunnableGraph(found).watchWait?.(record.runId, { store, ...(options.owner ? { owner: options.owner } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
     }
   }
   return outcomes;
