@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
-import { redactForOutput } from './redact.js';
+import { redactFields } from './redact.js';
 
 /**
  * An event as it leaves a run, for recorders, exporters and the run store's event log: the same
@@ -23,6 +23,8 @@ export const TraceEvent = z.looseObject({
 /** An event as it leaves a run: JSON, redacted, with its envelope. */
 export type TraceEvent = z.infer<typeof TraceEvent>;
 
+const ENVELOPE: ReadonlySet<string> = new Set(['traceId', 'spanId', 'parentSpanId', 'seq', 'at']);
+
 /**
  * The redacted JSON form of a run's event (see `redactForOutput` for what is removed).
  *
@@ -32,12 +34,5 @@ export type TraceEvent = z.infer<typeof TraceEvent>;
  */
 export function redactEvent(event: WorkflowEvent, secrets: readonly string[]): TraceEvent {
   // The ids and numbers of the envelope are the engine's own: copied, not scanned.
-  const { traceId, spanId, parentSpanId, seq, at, ...rest } = event;
-  const out = redactForOutput(rest, secrets) as TraceEvent;
-  out.seq = seq;
-  out.at = at;
-  out.traceId = traceId;
-  out.spanId = spanId;
-  out.parentSpanId = parentSpanId;
-  return out;
+  return redactFields(event, secrets, ENVELOPE) as TraceEvent;
 }

@@ -95,15 +95,46 @@ function isBufferJson(value: object): boolean {
  * // → { apiKey: '[redacted]', image: '[image]' }
  */
 export function redactForOutput(value: unknown, secrets: readonly string[] = secretValues()): unknown {
+  return redactFields(value, secrets, null);
+}
+
+/**
+ * Short strings seen clean, per list of secrets: the ids, types and names of a run's events repeat
+ * in every event, and a lookup is cheaper than scanning them again. Bounded; cleared when full.
+ */
+const cleanStrings = new WeakMap<readonly string[], Set<string>>();
+const CLEAN_MAX_LENGTH = 200;
+const CLEAN_MAX_ENTRIES = 4096;
+
+function scrubCached(text: string, secrets: readonly string[], clean: Set<string>): string {
+  if (text.length < 8) return text;
+  if (text.length > CLEAN_MAX_LENGTH) return scrubString(text, secrets);
+  if (clean.has(text)) return text;
+  const out = scrubString(text, secrets);
+  if (out === text) {
+    if (clean.size >= CLEAN_MAX_ENTRIES) clean.clear();
+    clean.add(text);
+  }
+  return out;
+}
+
+/**
+ * {@link redactForOutput}; for an object, the top-level keys in `verbatim` are copied as they are
+ * (an event's envelope: the engine's own ids and numbers).
+ */
+export function redactFields(value: unknown, secrets: readonly string[], verbatim: ReadonlySet<string> | null): unknown {
+  let clean = cleanStrings.get(secrets);
+  if (clean === undefined) cleanStrings.set(secrets, (clean = new Set()));
+  const known = clean;
   const seen = new Set<object>();
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return scrubString(v, secrets);
+  const walk = (v: unknown, top = false): unknown => {
+    if (typeof v === 'string') return scrubCached(v, secrets, known);
     if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? undefined : v;
     if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return '[binary]';
     if (seen.has(v)) return '[cycle]';
     seen.add(v);
     let out: unknown;
-    if (Array.isArray(v)) out = v.map(walk);
+    if (Array.isArray(v)) out = v.map((item) => walk(item));
     else if (v instanceof Map) out = walk(Object.fromEntries(v));
     else if (v instanceof Error) out = { name: v.name, message: scrubString(v.message, secrets), code: (v as { code?: unknown }).code };
     else if (v instanceof Date) out = v.toISOString();
@@ -112,8 +143,12 @@ export function redactForOutput(value: unknown, secrets: readonly string[] = sec
     else {
       const obj: Record<string, unknown> = {};
       for (const key of Object.keys(v)) {
-        if (key.startsWith('__')) continue;
         const inner = (v as Record<string, unknown>)[key];
+        if (top && verbatim !== null && verbatim.has(key)) {
+          obj[key] = inner;
+          continue;
+        }
+        if (key.startsWith('__')) continue;
         obj[key] = inner !== null && inner !== undefined && isSecretKey(key) ? REDACTED : walk(inner);
       }
       out = obj;
@@ -121,7 +156,7 @@ export function redactForOutput(value: unknown, secrets: readonly string[] = sec
     seen.delete(v);
     return out;
   };
-  return walk(value);
+  return walk(value, true);
 }
 
 /**

@@ -74,4 +74,16 @@ describe('redaction', () => {
     const event = { type: 'node.completed', runId: 'r', seq: 3, at: 1, traceId: 't', spanId: 's', parentSpanId: 'p', path: 'root', nodeId: 'a', result: { outputText: key } };
     expect(redactEvent(event as unknown as WorkflowEvent, [key])).toEqual({ ...event, result: { outputText: REDACTED } });
   });
+
+  it('scrubs a string it saw clean before once a list of secrets names it, and scans envelope names below the top level', () => {
+    const value = 'token-value-7f3a9c2e';
+    const event = (extra: Record<string, unknown>) =>
+      ({ type: 'node.completed', runId: 'r', seq: 1, at: 1, traceId: 't', spanId: 's', parentSpanId: null, path: 'root', nodeId: 'a', ...extra }) as unknown as WorkflowEvent;
+    for (let i = 0; i < 3; i++) expect(redactEvent(event({ note: value }), [])).toMatchObject({ note: value });
+    expect(redactEvent(event({ note: value }), [value])).toMatchObject({ note: REDACTED });
+    expect(redactForOutput({ note: value }, [value])).toEqual({ note: REDACTED });
+    // `traceId` and `seq` are copied as they are only in the event's own envelope, not inside its data or lists.
+    const nested = redactEvent(event({ items: [{ traceId: value }, { traceId: value, seq: key }], data: { spanId: key } }), [value, key]);
+    expect(nested).toMatchObject({ items: [{ traceId: REDACTED }, { traceId: REDACTED, seq: REDACTED }], data: { spanId: REDACTED } });
+  });
 });
