@@ -77,6 +77,8 @@ export class Coordinator {
   readonly #shareState: readonly string[];
   readonly #exportState: readonly string[];
   readonly #needsHuman: (state: Record<string, unknown>) => string | null;
+  /** The schema of a plan, built once: zod schemas are costly to build, and every dispatch checks its plan. */
+  readonly #plan: z.ZodType<CoordinatorTask[]>;
 
   constructor(options: CoordinatorOptions) {
     const kinds = Object.keys(options.specialists ?? {});
@@ -95,6 +97,7 @@ export class Coordinator {
     this.policy = failurePolicy(options);
     this.specialists = { ...options.specialists };
     this.maxTasks = maxTasks;
+    this.#plan = CoordinatorTask.array().max(maxTasks);
     this.tasksKey = options.tasksKey ?? 'tasks';
     this.resultsKey = options.resultsKey ?? 'specialistResults';
     this.#shareState = [...(options.shareState ?? [])];
@@ -104,7 +107,7 @@ export class Coordinator {
 
   /** Validates planned tasks: an array (of at most `maxTasks`, if set) of `{ kind, input }` with known kinds. */
   parseTasks(value: unknown): CoordinatorTask[] {
-    const parsed = CoordinatorTask.array().max(this.maxTasks).safeParse(value);
+    const parsed = this.#plan.safeParse(value);
     if (!parsed.success) {
       const limit = Number.isFinite(this.maxTasks) ? `at most ${this.maxTasks} ` : '';
       throw new WorkflowExecutionError(`coordinator tasks are not valid: ${z.prettifyError(parsed.error)}; plan ${limit}tasks { kind, input }`, { code: 'invalid_tasks' });
@@ -129,6 +132,7 @@ export class Coordinator {
     const config = {
       specialists: this.specialists,
       maxTasks: this.maxTasks,
+      plan: this.#plan,
       shareState: this.#shareState,
       exportState: this.#exportState,
       tasksKey: this.tasksKey,

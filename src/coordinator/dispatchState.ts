@@ -6,7 +6,8 @@ import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/ste
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
-import { CoordinatorTask } from './CoordinatorTask.js';
+import type { z } from 'zod';
+import type { CoordinatorTask } from './CoordinatorTask.js';
 import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinInput, JoinOutput } from './JoinState.js';
 import { joinLogic } from './joinLogic.js';
@@ -16,6 +17,8 @@ export interface DispatchConfig {
   specialists: Readonly<Record<string, RunnableGraph>>;
   /** Refuse plans with more tasks than this (no limit by default). */
   maxTasks: number;
+  /** The schema of a plan: an array of at most `maxTasks` tasks. */
+  plan: z.ZodType<CoordinatorTask[]>;
   shareState: readonly string[];
   exportState: readonly string[];
   tasksKey: string;
@@ -98,7 +101,7 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
     actions: {
       [n.prepare]: assign((args: StepArgs) => {
         const raw = args.context.state[config.tasksKey];
-        const parsed = CoordinatorTask.array().max(config.maxTasks).safeParse(raw);
+        const parsed = config.plan.safeParse(raw);
         const unknown = parsed.success ? parsed.data.find((t) => !(t.kind in config.specialists)) : undefined;
         if (!parsed.success || unknown !== undefined) {
           const why = parsed.success ? `unknown specialist kind "${unknown!.kind}" (known: ${kinds.join(', ')})` : parsed.error.issues.map((i) => `${i.path.join('.') || config.tasksKey}: ${i.message}`).join('; ');

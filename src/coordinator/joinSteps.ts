@@ -76,7 +76,8 @@ export class JoinSteps {
             input: {
               request: { input: task.input },
               runId: this.#runIdOf(index),
-              state: JSON.parse(ctx.shared) as Record<string, unknown>,
+              // Each specialist gets its own copy of the shared keys (none shared: a fresh empty state).
+              state: ctx.shared === '{}' ? {} : (JSON.parse(ctx.shared) as Record<string, unknown>),
               trace: { traceId: ctx.trace.traceId, spanId: newSpanId(), parentSpanId: ctx.trace.parentSpanId, path: `${ctx.trace.path}/${label}` },
             },
           })
