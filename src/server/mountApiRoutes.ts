@@ -17,6 +17,7 @@ import { ResumeRunBody } from './ResumeRunBody.js';
 import { readImageFile } from '../input/readImageFile.js';
 import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
 import type { WorkbenchRuns } from './WorkbenchRuns.js';
+import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
 
 /** What the API routes need. */
 export interface ApiContext {
@@ -90,6 +91,8 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })) }));
 
   app.get('/api/graphs/:name/definition', (c) => c.json(machineDefinition(runs.graph(c.req.param('name')).toMachine())));
+
+  mountAnalyticsRoute(app, runs);
 
   app.get('/api/scenarios', (c) =>
     c.json(ctx.scenarios.map((s) => ({ id: s.id, title: s.title, message: s.message, graph: s.graph ?? runs.defaultGraph ?? null, hasImage: s.image !== undefined }))),

@@ -31,6 +31,7 @@ export const listRuns = () => api('/api/runs?limit=50');
 export const latestEval = () => api('/api/eval');
 export const getRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}`);
 export const definition = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/definition`);
+export const analytics = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/analytics`);
 export const startScenario = (id) => api(`/api/scenarios/${encodeURIComponent(id)}/runs`, { method: 'POST' });
 export const resumeRun = (runId, reply) => api(`/api/runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: JSON.stringify({ reply }) });
 export const cancelRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });

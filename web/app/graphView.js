@@ -103,6 +103,7 @@ export function renderGraph(container, def, onSelect) {
   svg.append(defs);
 
   const edgeEls = new Map();
+  const edgeSpots = new Map();
   for (const e of edges) {
     const laid = g.edge(e.from, e.to);
     const points = laid.points ?? [];
@@ -114,6 +115,9 @@ export function renderGraph(container, def, onSelect) {
     group.append(title);
     svg.append(group);
     edgeEls.set(edgeKey(e.from, e.to), group);
+    // Where an edge's probability goes: under its label, or at the middle of its path.
+    const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
+    edgeSpots.set(group, laid.label ? { x: laid.x, y: laid.y + 12 } : { x: mid.x + 4, y: mid.y });
   }
 
   const nodeEls = new Map();
@@ -145,7 +149,28 @@ export function renderGraph(container, def, onSelect) {
   }
   container.replaceChildren(svg);
 
-  return function update(view, selected) {
+  /**
+   * Labels each edge with its estimated probability (`probabilities`: edge key → p, from the
+   * transitions panel); edges without one lose theirs. Null clears every label.
+   */
+  function showProbabilities(probabilities) {
+    for (const [key, group] of edgeEls) {
+      group.querySelector('.edge-prob')?.remove();
+      const p = probabilities?.get(key);
+      if (p === undefined) {
+        group.removeAttribute('data-probability');
+        continue;
+      }
+      group.setAttribute('data-probability', String(p));
+      const spot = edgeSpots.get(group);
+      group.append(el('text', { x: spot.x, y: spot.y, class: 'edge-prob', 'text-anchor': 'start' }, `p ${p >= 0.01 ? p.toFixed(2) : '<0.01'}`));
+    }
+  }
+
+  update.showProbabilities = showProbabilities;
+  return update;
+
+  function update(view, selected) {
     for (const [id, { group, badge, parts }] of nodeEls) {
       const visits = id === END ? (view.status === 'completed' ? 1 : 0) : (view.visits.get(id) ?? 0);
       group.setAttribute('data-visits', String(visits));
@@ -171,5 +196,5 @@ export function renderGraph(container, def, onSelect) {
       group.classList.toggle('last', view.lastEdge === key);
       group.setAttribute('data-traversed', String(times));
     }
-  };
+  }
 }

@@ -7,6 +7,7 @@ import { renderInspector } from './inspector.js';
 import { renderLanes } from './lanes.js';
 import { runViewAt } from './runView.js';
 import { createTimeline } from './timeline.js';
+import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
@@ -28,6 +29,10 @@ async function showGraph(graph) {
     state.selected = nodeId;
     render(timeline.position());
   });
+  // A new drawing has no probabilities: the panel waits to be asked again for this graph.
+  $('transitions-graph').textContent = graph;
+  delete document.body.dataset.analyzed;
+  $('transitions').replaceChildren(Object.assign(document.createElement('p'), { className: 'muted', textContent: `Analyse the stored runs of ${graph}.` }));
   render(timeline.position());
 }
 
@@ -125,6 +130,21 @@ async function openRun(runId, graph) {
   refreshRuns();
 }
 
+/** Analyses the stored runs of the shown graph: the heat map in the panel, probabilities on the edges. */
+async function analyzeShownGraph() {
+  const graph = state.shownGraph;
+  if (!graph) return;
+  try {
+    const { analyses } = await api.analytics(graph);
+    if (state.shownGraph !== graph) return;
+    renderTransitions($('transitions'), graph, analyses[graph]);
+    state.update?.showProbabilities(edgeProbabilities(analyses[graph]));
+    document.body.dataset.analyzed = graph;
+  } catch (error) {
+    $('transitions').replaceChildren(Object.assign(document.createElement('p'), { className: 'error', textContent: String(error.message ?? error) }));
+  }
+}
+
 async function refreshRuns() {
   try {
     state.runs = await api.listRuns();
@@ -209,6 +229,7 @@ async function init() {
     }
   });
   $('refresh-runs').addEventListener('click', refreshRuns);
+  $('analyze').addEventListener('click', analyzeShownGraph);
 
   await refreshRuns();
   const fromHash = /^#run=(.+)$/.exec(location.hash)?.[1];

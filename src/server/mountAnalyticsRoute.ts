@@ -1,0 +1,35 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { analyzeTransitions, type TransitionAnalysis } from '../analytics/analyzeTransitions.js';
+import { storedTransitions } from '../analytics/storedTransitions.js';
+import type { TransitionRecord } from '../analytics/TransitionRecord.js';
+import { formatZodError } from '../errors/formatZodError.js';
+import { ServerError } from './ServerError.js';
+import type { WorkbenchRuns } from './WorkbenchRuns.js';
+
+/** `GET /api/graphs/:name/analytics` query: only runs created since (epoch ms). */
+const AnalyticsQuery = z.object({ since: z.coerce.number().int().min(0).optional() });
+
+/**
+ * `GET /api/graphs/:name/analytics`: the Markov chain of the graph's stored runs (and of the
+ * specialists they ran), as `{ graph, analyses: { <workflow>: TransitionAnalysis } }` — what
+ * `switchboard analyze --graph <name> --json` prints. An unknown graph is a 404.
+ */
+export function mountAnalyticsRoute(app: Hono, runs: WorkbenchRuns): void {
+  app.get('/api/graphs/:name/analytics', async (c) => {
+    const graph = runs.graph(c.req.param('name')).name;
+    const parsed = AnalyticsQuery.safeParse({ since: c.req.query('since') });
+    if (!parsed.success) throw new ServerError(`analytics query: ${formatZodError(parsed.error)}`, { code: 'bad_request' });
+    const since = parsed.data.since;
+    const records = await storedTransitions(runs.manager.store, { graph, ...(since === undefined ? {} : { since }) });
+    const byWorkflow = new Map<string, TransitionRecord[]>([[graph, []]]);
+    for (const record of records) {
+      const list = byWorkflow.get(record.workflow);
+      if (list === undefined) byWorkflow.set(record.workflow, [record]);
+      else list.push(record);
+    }
+    const analyses: Record<string, TransitionAnalysis> = {};
+    for (const [workflow, list] of byWorkflow) analyses[workflow] = analyzeTransitions(list);
+    return c.json({ graph, analyses });
+  });
+}
