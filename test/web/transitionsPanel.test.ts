@@ -47,7 +47,7 @@ describe('the transitions panel', () => {
     expect(await page.textContent(cell('other', '__end__:failed'))).toBe('1.00');
     expect(await page.textContent(cell('billing', 'tech'))).toBe('');
     // Shaded by probability: a certain hop is darker than a 0.2 one, an impossible one is not shaded.
-    const alpha = (selector: string) => page.$eval(selector, (td) => Number(/rgba\([^)]*,\s*([\d.]+)\)/.exec(getComputedStyle(td).backgroundColor)?.[1] ?? 0));
+    const alpha = async (selector: string) => Number(/rgba\([^)]*,\s*([\d.]+)\)/.exec((await page.getAttribute(selector, 'style')) ?? '')?.[1] ?? 0);
     expect(await alpha(cell('tech', 'classify'))).toBeGreaterThan(await alpha(cell('classify', 'tech')));
     expect(await alpha(cell('billing', 'tech'))).toBe(0);
     expect(await page.textContent('#transitions .transition-figures')).toContain('4 runs · 14 transitions · ends: completed 75.0%, failed 25.0% · expected steps 2.50');
