@@ -1,4 +1,4 @@
-import { Coordinator, StateGraph, createModelFromEnv, humanNode, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard';
+import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard';
 import {
   createOrderTools,
   handoffOf,
@@ -42,8 +42,12 @@ export interface CustomerServiceOptions {
   reviewRounds?: number;
 }
 
-const handoffReason = (ctx: WorkflowContext): string =>
-  handoffOf(ctx)?.reason ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
+const handoffReason = (ctx: WorkflowContext): string => {
+  // A run whose budget (RunOptions.budget) is spent is handed to a person with what was spent.
+  const spent = ctx.get<BudgetExceeded>(BUDGET_EXCEEDED);
+  if (spent !== undefined) return `${describeExceeded(spent)}; a person takes over`;
+  return handoffOf(ctx)?.reason ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
+};
 
 /**
  * The customer-service statechart: ingest → (vision, when an image is attached; human_handoff when
@@ -51,7 +55,8 @@ const handoffReason = (ctx: WorkflowContext): string =>
  * route — `rag` (retrieve), `report` (report_mcp over MCP), `tool` (tool_plan ⇄ tool_execute),
  * `multi` (multi_plan → specialist → multi_review, specialists in parallel), `human`
  * (human_handoff), `general` — then draft → review → finish, with requery (retrieval gap), revise
- * (back to draft) and human_handoff (budgets spent, or a specialist asking for a person).
+ * (back to draft) and human_handoff (budgets spent — the tool loop's, or the run's `RunOptions.budget`
+ * — or a specialist asking for a person).
  * An order question without an order number waits at `ask_order` for the customer's answer, which
  * `order_reply` reads before the order loop continues. Confidence below `MIN_CONFIDENCE` (0.4)
  * goes to human_handoff whatever the route; human_handoff waits for a reply.
@@ -121,5 +126,6 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addEdge('draft', 'review')
     .addConditionalEdges('review', reviewVerdictRouter, { accept: 'finish', requery: 'requery', revise: 'draft', handoff: 'human_handoff' })
     .addEdge('requery', 'retrieve')
-    .addEdge('human_handoff', 'finish');
+    .addEdge('human_handoff', 'finish')
+    .onBudgetExceeded('human_handoff');
 }

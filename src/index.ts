@@ -114,7 +114,23 @@ export type {
 /** Run options, the injectable clock and the XState inspection observer type. */
 export type { RunOptions, Clock, InspectObserver } from './graph/RunOptions.js';
 /** The outcome of a run. */
-export type { WorkflowRun, RunStatus } from './graph/WorkflowRun.js';
+export type { WorkflowRun, RunStatus, BudgetSpent } from './graph/WorkflowRun.js';
+/** Run budgets (`RunOptions.budget`): limits, what a stopped run reports, and the shared-state keys of what was spent. */
+export {
+  ACCUMULATED_TOKENS,
+  ACCUMULATED_COST,
+  BUDGET_EXCEEDED,
+  describeExceeded,
+  type BudgetOptions,
+  type BudgetExceeded,
+  type BudgetName,
+} from './budget/Budget.js';
+/** Model prices per million tokens: the defaults for common models, and how a model finds its price. */
+export { DEFAULT_PRICES, ModelPrice, PriceTable, priceFor, costOf } from './budget/PriceTable.js';
+/** For custom model clients: check the run's budget before a call and add its usage after (the built-in clients do). */
+export { beforeModelCall, recordModelUsage } from './budget/BudgetMeter.js';
+/** A budget option out of range, a model call refused by a spent budget, or a model with no price under maxCost. */
+export { BudgetError, type BudgetErrorCode } from './errors/BudgetError.js';
 /** Everything a run reports. */
 export type {
   WorkflowEvent,
@@ -132,6 +148,7 @@ export type {
   RunWaitingEvent,
   RunResumedEvent,
   RunCompletedEvent,
+  BudgetExceededEvent,
   CallbackFailedEvent,
   NodeCustomEvent,
 } from './graph/WorkflowEvent.js';

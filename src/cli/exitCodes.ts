@@ -2,8 +2,8 @@ import type { RunStatus } from '../graph/WorkflowRun.js';
 
 /**
  * The exit codes of the `switchboard` command: 0 the run completed (or the command did its job),
- * 1 the run failed, was cancelled, was aborted by a workflow step (its answer is still printed) or
- * tripped its step fuse (or the command failed), 2 the command
+ * 1 the run failed, was cancelled, was aborted by a workflow step (its answer is still printed),
+ * tripped its step fuse or spent a budget (or the command failed), 2 the command
  * line was wrong (a bad flag or input; nothing was stored), 3 the run waits for a person.
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, waiting: 3 } as const;
@@ -19,6 +19,7 @@ export function exitCodeFor(status: RunStatus): number {
     case 'cancelled':
     case 'max-steps':
     case 'aborted':
+    case 'budget-exceeded':
       return EXIT.failed;
   }
 }
@@ -27,8 +28,8 @@ export function exitCodeFor(status: RunStatus): number {
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  the run completed (other commands: did their job)
-  1  the run failed, was cancelled, was aborted by a workflow step or reached its step
-     limit; or the command failed
+  1  the run failed, was cancelled, was aborted by a workflow step, reached its step
+     limit or spent a budget; or the command failed
      (scenarios: a scenario ended other than as expected)
   2  usage error: an unknown command or option, a bad value, an unreadable --image or
      --graphs module (nothing is stored)

@@ -21,7 +21,7 @@ function hasFlag(argv: readonly string[], flag: string): boolean {
 
 /**
  * Runs the CLI with the given arguments and resolves to the process exit code (see `EXIT`): 0
- * completed, 1 failed / cancelled / aborted / max-steps, 2 usage error, 3 waiting for a reply.
+ * completed, 1 failed / cancelled / aborted / max-steps / budget-exceeded, 2 usage error, 3 waiting for a reply.
  */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;

@@ -26,7 +26,7 @@ export interface TaskResult {
    * How the specialist ended: `cancelled` when the failure policy stopped it, `failed` also when it
    * timed out or threw.
    */
-  status: 'completed' | 'max-steps' | 'failed' | 'cancelled' | 'waiting' | 'aborted';
+  status: 'completed' | 'max-steps' | 'failed' | 'cancelled' | 'waiting' | 'aborted' | 'budget-exceeded';
   outputText: string | null;
   /** The specialist asked for a human (its state had `needsHuman: true`). */
   needsHuman: boolean;

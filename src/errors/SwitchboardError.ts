@@ -22,6 +22,10 @@ export const SWITCHBOARD_ERROR_CODES = [
   'context_missing',
   'type_incompatible',
   'workflow_aborted',
+  // Budgets: a run option out of range, a spent budget that refused a model call, a model with no price while maxCost is set.
+  'invalid_budget',
+  'budget_exceeded',
+  'price_missing',
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
   'callback_failed',
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.

@@ -4,6 +4,7 @@ import type { StateDelta } from './SharedState.js';
 import type { RunStatus } from './WorkflowRun.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import type { TraceContext } from '../trace/TraceContext.js';
+import type { BudgetExceeded, BudgetOptions, BudgetState } from '../budget/Budget.js';
 
 /**
  * The routing decision for one step, as the guards read it: `entry` indexes the node's routes
@@ -16,6 +17,8 @@ export interface RouteChoice {
   routeKey?: string;
   /** Answers routers gave that their route maps did not have (each skipped its group). */
   unmatched?: UnmatchedAnswer[];
+  /** Set when a budget of the run is spent after this step: the run stops instead of taking the hop. */
+  budget?: BudgetExceeded;
 }
 
 /** A router's answer its route map did not have: the group (0-based) and the answer. */
@@ -55,6 +58,8 @@ export interface GraphMachineContext {
   /** Set between a human reply and its routing step (regular nodes carry it in their actor's output). */
   decision: RouteChoice | null;
   error: SerializedError | null;
+  /** The run's budgets and what it spent (null for a run without a budget). */
+  budget: BudgetState | null;
 }
 
 /** Where and why a run waits for a human. */
@@ -88,6 +93,8 @@ export interface GraphMachineInput {
   state?: Record<string, unknown>;
   /** Set when a coordinator starts this run as a specialist: its trace, parent span and path. */
   trace?: TraceContext;
+  /** The run's budgets (see `RunOptions.budget`). */
+  budget?: BudgetOptions;
 }
 
 /** What the machine resolves to when it reaches a final state (JSON; `state` is a plain object). */
@@ -101,12 +108,20 @@ export interface GraphMachineOutput {
   state: Record<string, unknown>;
   error: SerializedError | null;
   waiting: WaitingInfo | null;
+  /** The run's budgets and what it spent (null for a run without a budget). */
+  budget: BudgetState | null;
 }
 
 /** The event that cancels a run. */
 export interface CancelEvent {
   type: 'workflow.cancel';
 }
+
+/** The event the engine sends when a run's duration budget runs out while a node is in flight. */
+export interface BudgetTimeEvent {
+  type: 'workflow.budget';
+}
+
 
 /** The event that resumes a run waiting at a human node. */
 export interface HumanReplyEvent {
@@ -116,7 +131,7 @@ export interface HumanReplyEvent {
 }
 
 /** Every event a graph machine accepts. */
-export type GraphMachineEvent = CancelEvent | HumanReplyEvent | NodeDoneEvent | NodeErrorEvent;
+export type GraphMachineEvent = CancelEvent | BudgetTimeEvent | HumanReplyEvent | NodeDoneEvent | NodeErrorEvent;
 
 /**
  * A node's actor finished (XState's done event for the invoke whose id is the node id). The engine

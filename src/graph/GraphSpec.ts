@@ -74,6 +74,8 @@ export interface GraphSpec {
   fused: boolean;
   /** What the shared state may hold (declared keys and reducers, or any JSON). */
   state: StateModel;
+  /** The node a run goes to when one of its budgets is spent (`onBudgetExceeded`); absent or null: the run ends `budget-exceeded`. */
+  budgetNode?: CompiledNode | null;
   /** The front end's input/output adapter (the typed Workflow builder's); absent for graphs. */
   io?: MachineIo;
 }

@@ -3,6 +3,7 @@ import type { AgentRequest } from './AgentNode.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { DurableOptions } from './durable/DurableOptions.js';
+import type { BudgetOptions } from '../budget/Budget.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { catchThenable } from './catchThenable.js';
 
@@ -39,6 +40,13 @@ export interface RunOptions extends DurableOptions {
   inspect?: InspectObserver;
   /** Time source for `at` and `durationMs` (default: `Date.now`). */
   clock?: Clock;
+  /**
+   * The run's budgets: `maxCost` (USD), `maxTokens`, `maxIterations` (steps), `maxDuration` (ms)
+   * and the `prices` to cost model calls with. Checked before every step and every model call; a
+   * spent one ends the run `budget-exceeded` (or sends it to the graph's `onBudgetExceeded` node).
+   * Kept with a stored run, so a resumed run goes on from what it had spent.
+   */
+  budget?: BudgetOptions;
 }
 
 /** What XState's `createActor` accepts as `inspect`: an observer or a function of inspection events. */

@@ -11,6 +11,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { EventSink } from './EventSink.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 import type { NodeCall } from './NodeCall.js';
+import type { BudgetMeter } from '../budget/BudgetMeter.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -49,6 +50,8 @@ export class RunRuntime {
   direct = false;
   /** The node in flight of a machine that runs its nodes directly (the cancel action abandons it). */
   nodeCall: NodeCall | null = null;
+  /** What the run has spent against its budgets, live (null for a run without a budget); set when a leg starts. */
+  meter: BudgetMeter | null = null;
 
   #trace: TraceContext | null = null;
   /** The run's place in its trace; set from the machine context when the run starts or restores. */

@@ -91,6 +91,7 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
       transitions: new Map(),
       state: options.state === undefined || options.state === null ? StateModel.untyped : StateModel.fromSpec(options.state, name),
       strictRoutes: checkStrictRoutes(options.strictRoutes, name),
+      budgetNode: null,
     };
   }
 
@@ -170,6 +171,18 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
   /** Sets the fuse: at most `n` node executions per run. */
   maxSteps(n: number): this {
     this.#def.maxSteps = checkMaxSteps(n, `StateGraph("${this.#def.name}").maxSteps()`);
+    return this.#changed();
+  }
+
+  /**
+   * Names the node a run goes to when one of its budgets (`RunOptions.budget`) is spent, instead of
+   * ending with status `budget-exceeded`: typically a human node that hands the run to a person.
+   * The node finds `{ budget, limit, spent }` in the state under `BUDGET_EXCEEDED`; from then on the
+   * budgets no longer stop the run (the handler must be able to run).
+   */
+  onBudgetExceeded(id: NodeIds<N>): this {
+    if (typeof id !== 'string' || id.trim() === '') throw new GraphDefinitionError(`StateGraph("${this.#def.name}").onBudgetExceeded(): give the id of a node of the graph`);
+    this.#def.budgetNode = id;
     return this.#changed();
   }
 

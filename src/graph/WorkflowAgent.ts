@@ -13,6 +13,7 @@ function settle(run: WorkflowRun): AgentResult | null {
     case 'completed':
     case 'max-steps':
     case 'aborted':
+    case 'budget-exceeded':
       return run.result;
     case 'failed':
       throw run.error;

@@ -3,6 +3,7 @@ import type { StateDelta } from './SharedState.js';
 import type { CallbackKind } from '../errors/CallbackError.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import type { WorkflowRun } from './WorkflowRun.js';
+import type { BudgetName } from '../budget/Budget.js';
 
 /**
  * Fields every event carries. `seq` counts 1, 2, 3… per run (a specialist's events take the next
@@ -144,8 +145,24 @@ export interface NodeCustomEvent extends EventEnvelope {
 }
 
 /** The engine's own events. */
+/**
+ * A budget of the run is spent (`budget`: which one, its `limit` and what was `spent`): the run
+ * stops at `nodeId` (the node after which, or during which, it was spent) and ends
+ * `budget-exceeded`, or goes to the graph's `onBudgetExceeded` node (`handler`).
+ */
+export interface BudgetExceededEvent extends EventEnvelope {
+  type: 'budget.exceeded';
+  nodeId: string;
+  step: number;
+  budget: BudgetName;
+  limit: number;
+  spent: number;
+  handler: string | null;
+}
+
 export type EngineEvent =
   | RunStartedEvent
+  | BudgetExceededEvent
   | NodeStartedEvent
   | NodeCompletedEvent
   | NodeFailedEvent

@@ -1,12 +1,28 @@
 import type { AgentResult } from './AgentNode.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import type { WaitingSpecialist } from './GraphMachineContext.js';
+import type { BudgetExceeded } from '../budget/Budget.js';
 
 /**
- * How a run ended (or, for `waiting`, where it stopped). `aborted` ends only a typed `Workflow`'s run:
+ * How a run ended (or, for `waiting`, where it stopped). `budget-exceeded`: one of the run's budgets
+ * was spent (see `WorkflowRun.budgetExceeded`). `aborted` ends only a typed `Workflow`'s run:
  * a step threw `WorkflowAbort` or was `Steps.terminate('aborted')` (its output is the degraded answer).
  */
-export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled' | 'aborted';
+export type RunStatus = 'completed' | 'max-steps' | 'waiting' | 'failed' | 'cancelled' | 'aborted' | 'budget-exceeded';
+
+/** What a run with a budget has spent (see `RunOptions.budget`); kept across resumes. */
+export interface BudgetSpent {
+  /** Tokens of its model calls (input plus output). */
+  tokens: number;
+  /** US dollars its model calls cost at the run's prices. */
+  costUsd: number;
+  /** Steps made (the run's `steps`). */
+  iterations: number;
+  /** Active milliseconds (time waiting for a person not counted). */
+  durationMs: number;
+  /** Tokens by model. */
+  models: Record<string, { input: number; output: number; total: number }>;
+}
 
 /** The outcome of `graph.run()`: every run ends with an explicit status. */
 export interface WorkflowRun {
@@ -35,4 +51,12 @@ export interface WorkflowRun {
    * the run's store, or without one for a run started without a store (held in this process).
    */
   waiting?: { nodeId: string; reason: string; specialist?: WaitingSpecialist };
+  /**
+   * Set when a budget was spent: which one, its limit and what was spent. The status is then
+   * `budget-exceeded` (`result` and `outputText` are the last completed node's), unless the graph
+   * names an `onBudgetExceeded` node, which the run went to instead.
+   */
+  budgetExceeded?: BudgetExceeded;
+  /** Set for a run with a budget: what it has spent so far. */
+  spent?: BudgetSpent;
 }

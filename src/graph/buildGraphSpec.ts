@@ -18,6 +18,8 @@ export interface GraphDefinition {
   state: StateModel;
   /** An answer missing from a route map fails the step (`route_unmatched`) instead of skipping its group. */
   strictRoutes: boolean;
+  /** The node a run goes to when a budget is spent (null: the run ends `budget-exceeded`). */
+  budgetNode?: string | null;
 }
 
 const label = (id: string): string => (id === END ? 'END' : `"${id}"`);
@@ -69,6 +71,10 @@ export function buildGraphSpec(def: GraphDefinition): GraphSpec {
     }
   }
 
+  if (def.budgetNode !== undefined && def.budgetNode !== null && !def.nodes.has(def.budgetNode)) {
+    throw new GraphDefinitionError(`onBudgetExceeded(${label(def.budgetNode)}): node not found: ${def.budgetNode}; add it with addNode("${def.budgetNode}", …) first`);
+  }
+
   const allTargets = [...def.nodes.keys(), END];
   const keyOf = (id: string): string | null => (id === END ? null : stateKey(id));
   const nodes: CompiledNode[] = [];
@@ -97,5 +103,6 @@ export function buildGraphSpec(def: GraphDefinition): GraphSpec {
   }
   const byKey = new Map(nodes.map((n) => [n.key, n]));
   const start = byKey.get(stateKey(def.start)) ?? null;
-  return { name: def.name, kind: 'graph', start, nodes, byKey, maxSteps: def.maxSteps, fused: true, state: def.state };
+  const budgetNode = def.budgetNode === undefined || def.budgetNode === null ? null : (byKey.get(stateKey(def.budgetNode)) ?? null);
+  return { name: def.name, kind: 'graph', start, nodes, byKey, maxSteps: def.maxSteps, fused: true, state: def.state, budgetNode };
 }

@@ -1,6 +1,7 @@
 import type { ResumeOptions } from './durable/DurableOptions.js';
 import { checkMaxSteps, describeValue, type RunOptions } from './RunOptions.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { initialBudget } from '../budget/Budget.js';
 
 const STORE_METHODS = ['insertRun', 'getRun', 'listRuns', 'updateRun', 'renewLease', 'listEvents', 'getJournal', 'putJournal'] as const;
 
@@ -43,6 +44,7 @@ export function checkRunOptions(options: RunOptions | Partial<ResumeOptions>, wh
     const missing = isObject(o.store) ? STORE_METHODS.filter((m) => typeof (o.store as unknown as Record<string, unknown>)[m] !== 'function') : STORE_METHODS;
     if (missing.length > 0) fail(`${where}.store`, `a RunStore (SqliteRunStore, PostgresRunStore or one with ${missing.join(', ')})`, o.store);
   }
+  if ('budget' in o && o.budget !== undefined) initialBudget(o.budget, `${where}.budget`);
   if (o.owner !== undefined && (typeof o.owner !== 'string' || o.owner.trim() === '')) fail(`${where}.owner`, 'a non-blank string', o.owner);
   if (o.leaseMs !== undefined && (typeof o.leaseMs !== 'number' || !Number.isInteger(o.leaseMs) || o.leaseMs < 1 || o.leaseMs > 2_147_483_647)) {
     fail(`${where}.leaseMs`, 'a positive integer number of milliseconds (at most 2147483647)', o.leaseMs);

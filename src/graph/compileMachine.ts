@@ -15,13 +15,19 @@ import { FINAL_STATES, stateKey } from './stateKey.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newTraceContext } from '../trace/TraceContext.js';
+import { initialBudget } from '../budget/Budget.js';
+import { budgetRefusal } from '../errors/BudgetError.js';
 
 const FINAL_STATUS: Record<(typeof FINAL_STATES)[number], RunStatus> = {
   completed: 'completed',
   maxSteps: 'max-steps',
   failed: 'failed',
   cancelled: 'cancelled',
+  budgetExceeded: 'budget-exceeded',
 };
+
+/** Where a run goes when a budget is spent: the graph's `onBudgetExceeded` node, or the `budgetExceeded` final state. */
+const budgetTarget = (spec: GraphSpec, root: string): string => `${root}.${spec.budgetNode?.key ?? 'budgetExceeded'}`;
 
 /**
  * The hops out of a node in priority order, as guarded transitions: the fuse, a routing failure,
@@ -31,6 +37,9 @@ const FINAL_STATUS: Record<(typeof FINAL_STATES)[number], RunStatus> = {
 function hops(spec: GraphSpec, node: CompiledNode, root: string, action: 'completeNode' | 'reportRoute') {
   const hop = (outcome: HopOutcome) => [{ type: action, params: { nodeId: node.id, key: node.key, outcome } }];
   const list: object[] = [];
+  // A spent budget stops the run before the next step (and before the fuse would).
+  const budgetActions = action === 'completeNode' ? hop('budget') : [{ type: 'stopAfterRoute', params: { nodeId: node.id, key: node.key } }];
+  list.push({ guard: 'budgetSpent', target: budgetTarget(spec, root), reenter: true, actions: budgetActions });
   if (spec.fused) list.push({ guard: 'fuseSpent', target: `${root}.maxSteps`, actions: hop('fuse') });
   list.push({ guard: 'routeFailed', target: `${root}.failed`, actions: hop('routeFailed') });
   node.routes.forEach((route, entry) => {
@@ -56,9 +65,17 @@ function nodeState(spec: GraphSpec, node: CompiledNode, root: string) {
       src: node.key,
       input: ({ context }: { context: GraphMachineContext }) => ({ runId: context.runId, request: context.request, step: context.steps }),
       onDone: hops(spec, node, root, 'completeNode'),
-      onError: { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
+      onError: errorHops(spec, params, root),
     },
   };
+}
+
+/** How a node's failure leaves it: a model call a spent budget refused stops the run for the budget; anything else fails it. */
+function errorHops(spec: GraphSpec, params: { nodeId: string; key: string }, root: string) {
+  return [
+    { guard: 'budgetRefused', target: budgetTarget(spec, root), reenter: true, actions: [{ type: 'refuseForBudget', params }] },
+    { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
+  ];
 }
 
 /**
@@ -73,7 +90,7 @@ function modelNodeState(spec: GraphSpec, node: CompiledNode, root: string, run: 
     entry: run ? [{ type: 'enterNode', params }, { type: 'runNode', params }] : [{ type: 'enterNode', params }],
     on: {
       [`xstate.done.actor.${node.id}`]: hops(spec, node, root, 'completeNode'),
-      [`xstate.error.actor.${node.id}`]: { target: `${root}.failed`, actions: [{ type: 'failNode', params }] },
+      [`xstate.error.actor.${node.id}`]: errorHops(spec, params, root),
     },
   };
 }
@@ -119,6 +136,7 @@ function createContext(spec: GraphSpec, given: GraphMachineInput): GraphMachineC
     waiting: null,
     decision: null,
     error: null,
+    budget: initialBudget(input.budget, `graph "${spec.name}" input budget`),
   };
 }
 
@@ -133,6 +151,7 @@ function toOutput(context: GraphMachineContext): GraphMachineOutput {
     state: context.state,
     error: context.error,
     waiting: context.waiting,
+    budget: context.budget,
   };
 }
 
@@ -197,6 +216,12 @@ function buildMachine(spec: GraphSpec, mode: 'invoke' | 'model' | 'direct' = 'in
         return choice !== null && choice.entry !== -2 && !choice.toEnd && context.steps >= context.maxSteps;
       },
       routeFailed: ({ context, event }) => choiceOf(context, event)?.entry === -2,
+      budgetSpent: ({ context, event }) => {
+        const choice = choiceOf(context, event);
+        return choice?.budget !== undefined && choice.entry !== -2 && !choice.toEnd;
+      },
+      budgetRefused: ({ context, event }) => context.budget !== null && context.budget.exceeded === null && budgetRefusal((event as { error?: unknown }).error) !== null,
+      budgetTimeUp: ({ context }) => context.budget !== null && context.budget.exceeded === null && context.status === 'running',
       routedTo: ({ context, event }, params: { entry: number }) => choiceOf(context, event)?.entry === params.entry,
       validReply: ({ event }, { key }: { key: string }) => event.type === 'human.reply' && (spec.byKey.get(key)?.node as HumanNode).checkReply(event.reply).ok,
     },
@@ -211,7 +236,10 @@ function buildMachine(spec: GraphSpec, mode: 'invoke' | 'model' | 'direct' = 'in
     },
     initial: spec.start === null ? 'completed' : spec.start.key,
     entry: 'reportRunStarted' as never,
-    on: { 'workflow.cancel': { target: '.cancelled', actions: 'reportNodeCancelled' as never } },
+    on: {
+      'workflow.cancel': { target: '.cancelled', actions: 'reportNodeCancelled' as never },
+      'workflow.budget': { guard: 'budgetTimeUp' as never, target: budgetTarget(spec, root).slice(root.length), actions: 'stopForTime' as never },
+    },
     // Built dynamically from the graph; XState cannot type-check a config it has not seen.
     states: states as never,
     output: ({ context }) => (spec.io === undefined ? toOutput(context) : spec.io.output(toOutput(context), context)),

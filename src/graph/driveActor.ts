@@ -4,6 +4,8 @@ import type { GraphMachineContext, GraphMachineOutput } from './GraphMachineCont
 import { readPath } from './PathLog.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { BudgetMeter } from '../budget/BudgetMeter.js';
+import { runtimeOf } from './RunRuntime.js';
 
 /** Options for {@link driveActor}. */
 export interface DriveOptions {
@@ -32,6 +34,7 @@ export function waitingOutput(context: GraphMachineContext): GraphMachineOutput 
     state: context.state,
     error: null,
     waiting: context.waiting,
+    budget: context.budget,
   };
 }
 
@@ -48,6 +51,7 @@ class ActorDriver {
   /** Each wait is a new `waiting` object in the context; the restored one is recognized by identity. */
   readonly #restoredWait: GraphMachineContext['waiting'];
   #subscription: { unsubscribe(): void } | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(actor: Actor<GraphMachine>, options: DriveOptions, resolve: (output: GraphMachineOutput) => void, reject: (error: unknown) => void) {
     this.#actor = actor;
@@ -61,6 +65,7 @@ class ActorDriver {
     const signal = this.#options.signal;
     this.#subscription = this.#actor.subscribe(this);
     signal?.addEventListener('abort', this, { once: true });
+    this.#startMeter();
     this.#actor.start();
     if (signal?.aborted) this.handleEvent();
   }
@@ -94,10 +99,32 @@ class ActorDriver {
     );
   }
 
+  /**
+   * A run with a budget gets its leg's meter (from what the snapshot says was spent) before any node
+   * starts; with a duration budget, a timer that stops the run, node in flight included, when it runs out.
+   */
+  #startMeter(): void {
+    const budget = this.#actor.getSnapshot().context.budget;
+    if (budget === null) return;
+    const runtime = runtimeOf(this.#actor);
+    const meter = new BudgetMeter(budget, runtime.clock);
+    runtime.meter = meter;
+    const limit = budget.limits.maxDuration;
+    if (limit === undefined || budget.exceeded !== null) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      // A run already stopped for another budget (now in its onBudgetExceeded node) is left alone.
+      if (meter.exceeded !== null) return;
+      meter.expire();
+      this.#actor.send({ type: 'workflow.budget' });
+    }, Math.max(0, limit - budget.elapsedMs));
+  }
+
   /** Marks the run settled (false if it already was) and lets go of the actor and the signal. */
   #settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
     this.#options.signal?.removeEventListener('abort', this);
     this.#subscription?.unsubscribe();
     return true;

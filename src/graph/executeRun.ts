@@ -13,6 +13,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { SwitchboardError, type SerializedError, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { exceededError } from '../budget/Budget.js';
 
 /** Rebuilds an error object from its JSON form when the original is not at hand. */
 function reviveError(error: SerializedError): SwitchboardError {
@@ -21,12 +22,18 @@ function reviveError(error: SerializedError): SwitchboardError {
 
 /** The machine input for a new run. */
 export function machineInput(request: AgentRequest, runId: string, options: RunOptions) {
-  return { request, runId, ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }), state: options.state ?? {} };
+  return {
+    request,
+    runId,
+    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    state: options.state ?? {},
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+  };
 }
 
 /** A run that ended before any node ran (its signal was already aborted). */
 export function cancelledBeforeStart(runId: string, options: RunOptions): GraphMachineOutput {
-  return { runId, status: 'cancelled', result: null, outputText: null, path: [], steps: 0, state: { ...options.state }, error: null, waiting: null };
+  return { runId, status: 'cancelled', result: null, outputText: null, path: [], steps: 0, state: { ...options.state }, error: null, waiting: null, budget: null };
 }
 
 /**
@@ -85,6 +92,12 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
   if (output.waiting !== null) {
     const { nodeId, reason, specialist } = output.waiting;
     run.waiting = specialist === undefined ? { nodeId, reason } : { nodeId, reason, specialist };
+  }
+  if (output.budget !== null) {
+    const { tokens, costUsd, elapsedMs, models, exceeded } = output.budget;
+    run.spent = { tokens, costUsd, iterations: output.steps, durationMs: elapsedMs, models };
+    if (exceeded !== null) run.budgetExceeded = exceeded;
+    if (exceeded !== null && output.status === 'budget-exceeded') run.error = exceededError(exceeded);
   }
   if (runtime.callbackErrors.length > 0) run.callbackErrors = [...runtime.callbackErrors];
   // run.completed is the last event: a listener failing on it is kept, not reported as another event.

@@ -12,6 +12,8 @@ export function graphHash(spec: GraphSpec): string {
     name: spec.name,
     kind: spec.kind,
     start: spec.start?.key ?? null,
+    // Only graphs that name a budget node hash it, so the hash of every other graph stays as it was.
+    ...(spec.budgetNode ? { budgetNode: spec.budgetNode.key } : {}),
     nodes: spec.nodes.map((n) => ({
       id: n.id,
       key: n.key,

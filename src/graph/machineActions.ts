@@ -3,7 +3,7 @@ import { END } from './END.js';
 import type { CompiledNode, GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput, RouteChoice } from './GraphMachineContext.js';
 import type { HumanNode } from './humanNode.js';
-import { bookkeep, contextOf, nextState, settleAndRoute, settleStep, type StepArgs } from './stepKit.js';
+import { bookkeep, contextOf, nextState, settleAndRoute, settleStep, spentKeys, type StepArgs } from './stepKit.js';
 import { appendPath } from './PathLog.js';
 import { runtimeOf, type RunRuntime } from './RunRuntime.js';
 import type { RunStatus } from './WorkflowRun.js';
@@ -12,11 +12,13 @@ import { newSpanId } from '../trace/TraceContext.js';
 import { catchThenable } from './catchThenable.js';
 import { describeValue } from './RunOptions.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
+import { budgetRefusal } from '../errors/BudgetError.js';
+import { BUDGET_EXCEEDED, exceededError, type BudgetExceeded } from '../budget/Budget.js';
 
 type Args = StepArgs;
 type NodeParams = { nodeId: string; key: string };
 /** What a hop out of a node does besides moving: report an edge, a routing failure, or nothing (fuse). */
-export type HopOutcome = 'edge' | 'routeFailed' | 'fuse';
+export type HopOutcome = 'edge' | 'routeFailed' | 'fuse' | 'budget';
 type HopParams = NodeParams & { outcome: HopOutcome };
 
 /** Reports the hop a routing step took (or its failure). */
@@ -27,7 +29,7 @@ function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: Comp
     const routeKeys = [...(node.groups[group]?.routeMap?.keys() ?? [])];
     runtime.emit(context.runId, { type: 'route.unmatched', nodeId: node.id, step: context.steps, group, answer, routeKeys });
   }
-  if (outcome === 'fuse') return;
+  if (outcome === 'fuse' || outcome === 'budget') return;
   if (outcome === 'routeFailed') {
     const error = runtime.error?.toJSON() ?? context.error;
     if (error !== null) runtime.emit(context.runId, { type: 'route.failed', nodeId: node.id, step: context.steps, error });
@@ -37,6 +39,30 @@ function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: Comp
   const route = node.routes[choice.entry]!;
   const edge = { type: 'edge.traversed' as const, from: node.id, to: route.to, kind: route.kind, index: route.index };
   runtime.emit(context.runId, choice.routeKey === undefined ? edge : { ...edge, routeKey: choice.routeKey });
+}
+
+/** The last node the run executed, for a budget spent between steps. */
+function readLast(context: GraphMachineContext): string {
+  const last = context.state['lastNodeId'];
+  return typeof last === 'string' ? last : '';
+}
+
+/**
+ * The context update that stops a run for a spent budget: the budget state records it (so the
+ * budgets stop checking, in this leg and any resumed one), the state shows it under
+ * `BUDGET_EXCEEDED` with what was spent, and `budget.exceeded` is reported.
+ */
+function stopForBudget(spec: GraphSpec, args: Args, state: Record<string, unknown>, nodeId: string, exceeded: BudgetExceeded) {
+  const runtime = runtimeOf(args.self);
+  const meter = runtime.meter;
+  meter?.stop(exceeded);
+  const keys: Record<string, unknown> = meter === null ? { [BUDGET_EXCEEDED]: exceeded } : { ...spentKeys(meter), [BUDGET_EXCEEDED]: exceeded };
+  const next = bookkeep(args, state, keys);
+  const handler = spec.budgetNode?.id ?? null;
+  if (runtime.listening) runtime.emit(args.context.runId, { type: 'budget.exceeded', nodeId, step: args.context.steps, ...exceeded, handler });
+  const budget = meter === null ? (args.context.budget === null ? null : { ...args.context.budget, exceeded }) : meter.toState(exceeded);
+  // Without a handler the run ends here: its error says why (stored and shown with the last output).
+  return spec.budgetNode === null || spec.budgetNode === undefined ? { state: next, budget, error: exceededError(exceeded).toJSON() } : { state: next, budget };
 }
 
 /**
@@ -73,7 +99,33 @@ export function machineActions(spec: GraphSpec) {
       const settled = settle(args, nodeId, result, durationMs);
       const runtime = runtimeOf(args.self);
       reportHop(runtime, args.context, spec.byKey.get(key)!, decision, outcome);
+      if (outcome === 'budget') return { ...settled, ...stopForBudget(spec, args, settled.state, nodeId, decision.budget!) };
       return outcome === 'routeFailed' ? { ...settled, error: runtime.error?.toJSON() ?? null } : settled;
+    }),
+
+    /** A budget was found spent after a human reply or a coordinator's step (its decision is in the context). */
+    stopAfterRoute: assign((args: Args, { nodeId }: NodeParams) => stopForBudget(spec, args, args.context.state, nodeId, args.context.decision!.budget!)),
+
+    /** A model call of the node was refused because a budget is spent: the node's writes so far are kept, its result is not. */
+    refuseForBudget: assign((args: Args, { nodeId }: NodeParams) => {
+      const refusal = budgetRefusal(args.event.error)!;
+      const { state } = nextState(args, args.context.state);
+      return { ...stopForBudget(spec, args, state, nodeId, refusal.exceeded!), inFlight: null };
+    }),
+
+    /** The duration budget ran out with a node in flight: the node is abandoned (its signal aborts). */
+    stopForTime: assign((args: Args) => {
+      const runtime = runtimeOf(args.self);
+      runtime.nodeCall?.abandon();
+      const meter = runtime.meter;
+      const limit = args.context.budget?.limits.maxDuration ?? 0;
+      const spent = meter?.elapsed() ?? limit;
+      const nodeId = args.context.inFlight ?? args.context.waiting?.nodeId ?? readLast(args.context);
+      if (runtime.listening && args.context.inFlight !== null) {
+        runtime.emit(args.context.runId, { type: 'node.cancelled', nodeId: args.context.inFlight, step: args.context.steps });
+      }
+      const { state } = nextState(args, args.context.state);
+      return { ...stopForBudget(spec, args, state, nodeId, { budget: 'maxDuration', limit, spent }), inFlight: null };
     }),
 
     failNode: assign((args: Args, { nodeId }: NodeParams) => {
@@ -89,7 +141,8 @@ export function machineActions(spec: GraphSpec) {
       if (runtime.listening) {
         runtime.emit(args.context.runId, { type: 'node.failed', nodeId, step: args.context.steps, error: error.toJSON() });
       }
-      return { state, error: error.toJSON(), inFlight: null };
+      const meter = runtime.meter;
+      return meter === null ? { state, error: error.toJSON(), inFlight: null } : { state, error: error.toJSON(), inFlight: null, budget: meter.toState() };
     }),
 
     enterWaiting: assign((args: Args, { nodeId, key }: NodeParams) => {
@@ -110,7 +163,9 @@ export function machineActions(spec: GraphSpec) {
         reason = `waiting for a human reply (the reason function failed: ${describeThrown(error)})`;
       }
       if (runtime.listening) runtime.emit(args.context.runId, { type: 'run.waiting', nodeId, step: args.context.steps, reason });
-      return { status: 'waiting' as const, waiting: { nodeId, reason, since: runtime.clock.now() } };
+      const waiting = { status: 'waiting' as const, waiting: { nodeId, reason, since: runtime.clock.now() } };
+      // The time a run waits for a person is not spent: what was spent until now is kept for the next leg.
+      return runtime.meter === null ? waiting : { ...waiting, budget: runtime.meter.toState() };
     }),
 
     completeHuman: assign((args: Args, { nodeId, key }: NodeParams) => {
@@ -149,10 +204,12 @@ export function machineActions(spec: GraphSpec) {
       }
     },
 
-    recordFinalStatus: assign(({ context }: Args, { status }: { status: RunStatus }) => {
-      if (spec.io === undefined) return { status, inFlight: null, waiting: null };
+    recordFinalStatus: assign(({ context, self }: Args, { status }: { status: RunStatus }) => {
+      const meter = runtimeOf(self).meter;
+      const budget = meter === null ? {} : { budget: meter.toState() };
+      if (spec.io === undefined) return { status, inFlight: null, waiting: null, ...budget };
       const final = spec.io.finalStatus(context, status);
-      return { status: final, error: context.error ?? spec.io.finalError?.(context, final) ?? null, inFlight: null, waiting: null };
+      return { status: final, error: context.error ?? spec.io.finalError?.(context, final) ?? null, inFlight: null, waiting: null, ...budget };
     }),
   };
 }

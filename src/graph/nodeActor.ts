@@ -29,7 +29,8 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   if (abort.aborted) throw new WorkflowCancelledError(input.runId);
   ctx.beginStep(input.step, abort, runtime.listening ? nodeEmitter(runtime, input.runId, node.id) : null);
   const started = runtime.clock.now();
-  const result = await runNode(node.node, node.id, ctx, input.request, runtime);
+  const meter = runtime.meter;
+  const result = meter === null ? await runNode(node.node, node.id, ctx, input.request, runtime) : await meter.scope(() => runNode(node.node, node.id, ctx, input.request, runtime));
   const durationMs = runtime.clock.now() - started;
   // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,
   // so they see the node they route from and its result (the machine's state gets them on settle).
@@ -37,7 +38,11 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   ctx.state.setQuietly('lastNodeId', node.id);
   const decision = resolveNext(node, ctx, nextRequest(input.request, result), result);
   if ('error' in decision) runtime.error = decision.error;
-  return { result, durationMs, decision: toRouteChoice(node, decision) };
+  const choice = toRouteChoice(node, decision);
+  // The budgets are checked before every step: a spent one stops the run instead of the hop.
+  const spent = meter?.check(input.step) ?? null;
+  if (spent !== null) choice.budget = spent;
+  return { result, durationMs, decision: choice };
 }
 
 /**

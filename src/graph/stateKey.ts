@@ -1,5 +1,5 @@
 /** Root states the compiler adds beside the node states. */
-export const FINAL_STATES = ['completed', 'maxSteps', 'failed', 'cancelled'] as const;
+export const FINAL_STATES = ['completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded'] as const;
 
 const reserved = new Set<string>(FINAL_STATES);
 

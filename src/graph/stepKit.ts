@@ -7,6 +7,8 @@ import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { runtimeOf } from './RunRuntime.js';
 import { withDelta, type StateDelta } from './SharedState.js';
 import type { WorkflowContext } from './WorkflowContext.js';
+import type { BudgetMeter } from '../budget/BudgetMeter.js';
+import { ACCUMULATED_COST, ACCUMULATED_TOKENS } from '../budget/Budget.js';
 
 /** What XState gives an action of a graph machine. */
 export interface StepArgs {
@@ -58,10 +60,18 @@ export function bookkeep(args: StepArgs, state: Record<string, unknown>, keys: R
  */
 export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number) {
   const { context } = args;
-  const { state, delta } = nextState(args, context.state, { lastResult: result, lastNodeId: nodeId });
   const runtime = runtimeOf(args.self);
+  const meter = runtime.meter;
+  const keys = meter === null ? { lastResult: result, lastNodeId: nodeId } : { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) };
+  const { state, delta } = nextState(args, context.state, keys);
   if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
-  return { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
+  const settled = { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
+  return meter === null ? settled : { ...settled, budget: meter.toState() };
+}
+
+/** The shared-state keys that show what a run with a budget has spent. */
+export function spentKeys(meter: BudgetMeter): Record<string, unknown> {
+  return { [ACCUMULATED_TOKENS]: meter.tokens, [ACCUMULATED_COST]: meter.costUsd };
 }
 
 /**
@@ -73,9 +83,12 @@ export function settleAndRoute(args: StepArgs, node: CompiledNode, result: Agent
   const settled = settleStep(args, node.id, result, durationMs);
   const ctx = runtimeOf(args.self).bind(args.context.runId, settled.state);
   const decision = resolveNext(node, ctx, settled.request, settled.result);
+  const choice = toRouteChoice(node, decision);
+  const spent = runtimeOf(args.self).meter?.check(args.context.steps) ?? null;
+  if (spent !== null) choice.budget = spent;
   // Routers may write to the state; those writes are kept.
   const routed = nextState(args, settled.state);
   const runtime = runtimeOf(args.self);
   const error = 'error' in decision ? ((runtime.error = decision.error), decision.error.toJSON()) : null;
-  return { ...settled, state: routed.state, decision: toRouteChoice(node, decision), error };
+  return { ...settled, state: routed.state, decision: choice, error };
 }

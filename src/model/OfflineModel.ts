@@ -1,3 +1,4 @@
+import { beforeModelCall, recordModelUsage } from '../budget/BudgetMeter.js';
 import { z } from 'zod';
 import type { ModelClient, ModelRequest, ModelStreamEvent, ToolChoice } from './ModelClient.js';
 import type { ModelMessage, ModelResponse, ModelToolCall } from './ModelMessage.js';
@@ -115,12 +116,17 @@ export class OfflineModel implements ModelClient {
 
   /** Answers from the agent's rule. */
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.#answer(request);
+    beforeModelCall(this.name, request.signal);
+    const response = this.#answer(request);
+    recordModelUsage(this.name, response.usage);
+    return response;
   }
 
   /** Answers from the agent's rule, streaming the text word by word. */
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    beforeModelCall(this.name, request.signal);
     const response = this.#answer(request);
+    recordModelUsage(this.name, response.usage);
     for (const text of splitTokens(response.text ?? '')) yield { type: 'delta', text };
     yield { type: 'response', response };
   }

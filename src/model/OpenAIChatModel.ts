@@ -4,12 +4,14 @@ import { z } from 'zod';
 import { ChatCompletionChunkWire, ChatCompletionWire, type UsageWire } from './ChatCompletionWire.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './ModelClient.js';
 import type { ModelMessage, ModelResponse, ModelUsage } from './ModelMessage.js';
+import { beforeModelCall, recordModelUsage } from '../budget/BudgetMeter.js';
 import { CallDeadline } from './CallDeadline.js';
 import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS, MAX_MODEL_RETRIES, MAX_TIMEOUT_MS, modelLimitsFromEnv } from './modelLimits.js';
 import { ToolCallAssembler } from './ToolCallAssembler.js';
 import { abortedCallError, describeEndpoint, toModelError, type ModelCallInfo } from './toModelError.js';
 import { loadOpenAI } from './loadOpenAI.js';
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
+import { BudgetError } from '../errors/BudgetError.js';
 import { ModelError } from '../errors/ModelError.js';
 import { formatZodError } from '../errors/formatZodError.js';
 
@@ -183,6 +185,7 @@ export class OpenAIChatModel implements ModelClient {
   /** One chat completion. */
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const client = await this.#ready();
+    request = this.#metered(request);
     const deadline = this.#deadline(request);
     let raw: unknown;
     try {
@@ -197,10 +200,12 @@ export class OpenAIChatModel implements ModelClient {
     const parsed = ChatCompletionWire.safeParse(raw);
     if (!parsed.success) throw this.#unreadable(parsed.error);
     const choice = parsed.data.choices[0]!;
+    const usage = toUsage(parsed.data.usage);
+    recordModelUsage(this.name, usage);
     return {
       text: choice.message.content ?? null,
       toolCalls: (choice.message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments ?? '' })),
-      usage: toUsage(parsed.data.usage),
+      usage,
       finishReason: choice.finish_reason ?? null,
       rawResponse: raw,
     };
@@ -216,6 +221,7 @@ export class OpenAIChatModel implements ModelClient {
     let id: string | undefined;
     let chunks = 0;
     const client = await this.#ready();
+    request = this.#metered(request);
     const deadline = this.#deadline(request);
     let iterator: AsyncIterator<unknown> | undefined;
     try {
@@ -256,6 +262,7 @@ export class OpenAIChatModel implements ModelClient {
       // A stream left early (an error, a timeout, a consumer that stopped) releases its connection.
       if (iterator !== undefined) void Promise.resolve(iterator.return?.()).catch(() => {});
     }
+    recordModelUsage(this.name, usage);
     const response: ModelResponse = {
       text: sawText ? text : null,
       toolCalls: assembler.finish(),
@@ -276,6 +283,12 @@ export class OpenAIChatModel implements ModelClient {
     } catch (error) {
       throw toModelError(error, this.#info, undefined);
     }
+  }
+
+  /** Checks the run's budget before the call; a run with a duration budget aborts the call when it runs out. */
+  #metered(request: ModelRequest): ModelRequest {
+    const signal = beforeModelCall(this.name, request.signal);
+    return signal === request.signal ? request : { ...request, signal };
   }
 
   #body(request: ModelRequest): ChatCompletionCreateParamsBase {
@@ -304,7 +317,9 @@ export class OpenAIChatModel implements ModelClient {
   }
 
   /** The `ModelError` for what a call threw: a limit that expired, the caller's abort, or what the SDK said. */
-  async #failure(error: unknown, deadline: CallDeadline, request: ModelRequest, chunks: number): Promise<ModelError> {
+  async #failure(error: unknown, deadline: CallDeadline, request: ModelRequest, chunks: number): Promise<ModelError | BudgetError> {
+    // The run's duration budget ran out while the call was in flight: say so rather than "aborted".
+    if (request.signal?.aborted && request.signal.reason instanceof BudgetError) return request.signal.reason;
     const who = `model "${this.model}" at ${this.#info.endpoint}`;
     if (deadline.expired === 'timeoutMs') {
       return new ModelError(

@@ -9,7 +9,7 @@ export interface MemoryRunStoreOptions {
   /** Time source (default `Date.now`). */
   now?: () => number;
   /**
-   * How many finished runs (completed, max-steps, failed, cancelled, aborted) to keep; the oldest to finish
+   * How many finished runs (completed, max-steps, failed, cancelled, aborted, budget-exceeded) to keep; the oldest to finish
    * is dropped first, with its events and journal. Default: all of them.
    */
   maxFinishedRuns?: number;

@@ -3,14 +3,15 @@ import type { SnapshotPatch } from './snapshotPatch.js';
 
 /**
  * Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`;
- * `aborted`: a typed workflow's step ended it early with a degraded answer.
+ * `aborted`: a typed workflow's step ended it early with a degraded answer; `budget-exceeded`: one of
+ * its budgets was spent (the snapshot's context says which, its limit and what was spent).
  */
-export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted', 'aborted']);
+export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted', 'aborted', 'budget-exceeded']);
 /** Every status a stored run can have. */
 export type StoredRunStatus = z.infer<typeof StoredRunStatus>;
 
 /** Statuses after which a run never changes again. */
-export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted']);
+export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted', 'budget-exceeded']);
 
 /** The version of the stored snapshot format; a run stored with another version is not resumed. */
 export const SNAPSHOT_SCHEMA_VERSION = 1;

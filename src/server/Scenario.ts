@@ -20,7 +20,7 @@ export const Scenario = z.object({
   /** For a scenario that waits for a person: the reply a demo resumes it with. */
   reply: ReplyText.optional(),
   /** How the scenario ends (after the reply, if any) when all is well; default `completed`. `switchboard scenarios` exits 1 when one ends otherwise. */
-  expectedStatus: z.enum(['completed', 'waiting', 'failed', 'cancelled', 'max-steps', 'aborted']).optional(),
+  expectedStatus: z.enum(['completed', 'waiting', 'failed', 'cancelled', 'max-steps', 'aborted', 'budget-exceeded']).optional(),
 });
 /** A canned request the workbench offers as a button. */
 export type Scenario = z.infer<typeof Scenario>;

@@ -68,12 +68,18 @@ type Transition = { guard?: string | { type: string; params?: Record<string, unk
 type StateConfig = {
   type?: string;
   entry?: Action[];
-  invoke?: { id?: string; src?: string; onDone?: Transition[]; onError?: Transition };
+  invoke?: { id?: string; src?: string; onDone?: Transition[]; onError?: Transition | Transition[] };
   initial?: string;
   states?: Record<string, StateConfig>;
 };
 
 const targetKey = (target: string | undefined): string => (target ?? '').split('.').pop() ?? '';
+
+/** A hop a spent budget takes (every node has one; see `compileMachine`). */
+const isBudgetHop = (t: Transition): boolean => t.guard === 'budgetSpent' || t.guard === 'budgetRefused';
+
+/** The unguarded failure hop of a node's `onError` (a budget's refusal is tried before it). */
+const lastOf = (onError: Transition | Transition[] | undefined): Transition | undefined => (Array.isArray(onError) ? onError[onError.length - 1] : onError);
 
 function hopKind(t: Transition): { kind: MachineHopKind; to?: string; index?: number; keys?: string[] } {
   const guard = t.guard;
@@ -110,7 +116,8 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
   const conditionOf = (key: string, index: number | undefined) => spec.byKey.get(key)?.transitions[index ?? -1]?.condition != null;
   const toOf = (t: Transition, found: { to?: string }) => found.to ?? idOf.get(targetKey(t.target)) ?? targetKey(t.target);
   const addHops = (from: string, key: string, list: Transition[], on: MachineHop['on']) => {
-    list.forEach((t, priority) => {
+    // Every node has a hop to the budget's end (or onBudgetExceeded node), tried first; drawings leave it out.
+    list.filter((t) => !isBudgetHop(t)).forEach((t, priority) => {
       const found = hopKind(t);
       const guard = t.guard === undefined ? null : typeof t.guard === 'string' ? { type: t.guard } : { type: t.guard.type, ...(t.guard.params ? { params: t.guard.params } : {}) };
       const extra = found.kind === 'transition' ? { conditional: conditionOf(key, found.index) } : {};
@@ -125,9 +132,11 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
     } else if (state.invoke !== undefined) {
       states.push({ key, nodeId, kind: 'node', actor: state.invoke.id ?? nodeId });
       addHops(nodeId, key, state.invoke.onDone ?? [], 'done');
-      if (state.invoke.onError) {
-        const t = state.invoke.onError;
-        hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority: state.invoke.onDone?.length ?? 0, reachable: true });
+      const failure = lastOf(state.invoke.onError);
+      if (failure !== undefined) {
+        const t = failure;
+        const priority = (state.invoke.onDone ?? []).filter((h) => !isBudgetHop(h)).length;
+        hops.push({ from: nodeId, to: targetKey(t.target), target: targetKey(t.target), kind: 'node-failed', guard: null, on: 'error', priority, reachable: true });
       }
     } else if (isCompilableNode(spec.byKey.get(key)?.node)) {
       const node = spec.byKey.get(key)!.node as { parts?: readonly NodePart[]; fork?: boolean };

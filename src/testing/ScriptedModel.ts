@@ -1,3 +1,4 @@
+import { beforeModelCall, recordModelUsage } from '../budget/BudgetMeter.js';
 import { z } from 'zod';
 import { ScriptMismatchError } from './ScriptMismatchError.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/ModelClient.js';
@@ -79,12 +80,17 @@ export class ScriptedModel implements ModelClient {
 
   /** Plays the next turn. */
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.#play(request).then((turn) => turn.response);
+    beforeModelCall(this.name, request.signal);
+    const { response } = await this.#play(request);
+    recordModelUsage(this.name, response.usage);
+    return response;
   }
 
   /** Plays the next turn, streaming its text in `chunks` (default: word by word). */
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    beforeModelCall(this.name, request.signal);
     const { response, chunks } = await this.#play(request);
+    recordModelUsage(this.name, response.usage);
     for (const text of chunks) yield { type: 'delta', text };
     yield { type: 'response', response };
   }

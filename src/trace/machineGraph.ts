@@ -63,7 +63,7 @@ export interface MachineGraph {
 }
 
 type Hop = { guard?: MachineEdge['guard']; target?: string };
-type StateConfig = { invoke?: { src: string; onDone?: Hop[]; onError?: Hop }; always?: Hop[]; states?: Record<string, StateConfig | undefined> };
+type StateConfig = { invoke?: { src: string; onDone?: Hop[]; onError?: Hop | Hop[] }; always?: Hop[]; states?: Record<string, StateConfig | undefined> };
 
 /** The actor a state (or one of its sub-states) invokes: a coordinator invokes its join in a sub-state. */
 function invokedActor(state: StateConfig): string | null {
@@ -107,7 +107,10 @@ function nodeEdges(spec: GraphSpec, node: CompiledNode, state: StateConfig, root
       edges.push(edge);
     }
   }
-  if (state.invoke?.onError !== undefined) edges.push({ from: node.id, fromKey: node.key, ...target(state.invoke.onError), guard: null, kind: 'error' });
+  // A node's failure: the unguarded last hop of its onError (a budget's refusal, tried before it, is not drawn).
+  const onError = state.invoke?.onError;
+  const failure = Array.isArray(onError) ? onError[onError.length - 1] : onError;
+  if (failure !== undefined) edges.push({ from: node.id, fromKey: node.key, ...target(failure), guard: null, kind: 'error' });
   return edges;
 }
 

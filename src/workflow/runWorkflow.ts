@@ -37,6 +37,10 @@ export interface WorkflowResult<O = unknown> {
   error?: SwitchboardError;
   /** Set while the run waits for a person. */
   waiting?: WorkflowRun['waiting'];
+  /** Set when a budget was spent (status `budget-exceeded`): which one, its limit and what was spent. */
+  budgetExceeded?: WorkflowRun['budgetExceeded'];
+  /** Set for a run with a budget: what it spent. */
+  spent?: WorkflowRun['spent'];
 }
 
 /** A workflow's input and run options as the engine's request and run options. */
@@ -58,6 +62,8 @@ export function toWorkflowResult<O>(run: WorkflowRun, compiled: CompiledWorkflow
   };
   if (run.error !== undefined) result.error = run.error;
   if (run.waiting !== undefined) result.waiting = run.waiting;
+  if (run.budgetExceeded !== undefined) result.budgetExceeded = run.budgetExceeded;
+  if (run.spent !== undefined) result.spent = run.spent;
   return result;
 }
 

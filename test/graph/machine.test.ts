@@ -22,7 +22,7 @@ describe('graph.toMachine()', () => {
 
   it('has one state per node invoking the node actor, whose onDone lists the hops in priority order', () => {
     const machine = branching().toMachine();
-    expect(Object.keys(machine.root.states)).toEqual(['start', 'cold', 'warm', 'completed', 'maxSteps', 'failed', 'cancelled']);
+    expect(Object.keys(machine.root.states)).toEqual(['start', 'cold', 'warm', 'completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']);
     const start = machine.root.states.start!;
     expect(start.invoke[0]!.id).toBe('start');
     const onDone = start.transitions.get('xstate.done.actor.start')!;
@@ -30,8 +30,9 @@ describe('graph.toMachine()', () => {
       typeof t.guard === 'object' ? (t.guard as { type: string }).type : (t.guard ?? null),
       t.target?.map((s) => s.id),
     ]);
-    // Priority order: the fuse, a routing failure, every target of the conditional group, then the end.
+    // Priority order: a spent budget, the fuse, a routing failure, every target of the conditional group, then the end.
     expect(hops).toEqual([
+      ['budgetSpent', ['branch.budgetExceeded']],
       ['fuseSpent', ['branch.maxSteps']],
       ['routeFailed', ['branch.failed']],
       ['routedTo', ['branch.start']],

@@ -74,7 +74,7 @@ describe('machineToJson', () => {
     expect(JSON.parse(JSON.stringify(json))).toEqual(json);
     expect(json).toMatchObject({ format: 'switchboard.machine', version: 1, id: 'support' });
     expect(json.actors).toEqual(['classify', 'rag', 'tool%2Eexecute', 'review']);
-    expect(json.guards).toEqual(['fuseSpent', 'routeFailed', 'routedTo', 'validReply']);
+    expect(json.guards).toEqual(['fuseSpent', 'routeFailed', 'budgetSpent', 'budgetRefused', 'budgetTimeUp', 'routedTo', 'validReply']);
     expect(json.actions).toEqual(expect.arrayContaining(['reportRunStarted', 'enterNode', 'completeNode', 'failNode', 'enterWaiting', 'completeHuman', 'recordFinalStatus', 'reportNodeCancelled']));
     const machine = json.machine as {
       context: string;
@@ -83,10 +83,10 @@ describe('machineToJson', () => {
     };
     expect(machine.context).toBe(FUNCTION_MARKER);
     expect(machine.initial).toBe('classify');
-    expect(Object.keys(machine.states)).toEqual(['classify', 'rag', 'tool%2Eexecute', 'human', 'review', 'completed', 'maxSteps', 'failed', 'cancelled']);
+    expect(Object.keys(machine.states)).toEqual(['classify', 'rag', 'tool%2Eexecute', 'human', 'review', 'completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']);
     const classify = machine.states.classify!.invoke!;
     expect(classify).toMatchObject({ id: 'classify', src: 'classify', input: FUNCTION_MARKER });
-    expect(classify.onDone[3]).toMatchObject({
+    expect(classify.onDone[4]).toMatchObject({
       guard: { type: 'routedTo', params: { entry: 1, kind: 'conditional', index: 0, to: 'rag', keys: ['docs', 'faq'] } },
       target: '#support.rag',
     });
@@ -99,7 +99,7 @@ describe('machineDefinition', () => {
   it('names the coordinator by its node id, lists its specialists and keeps its exit', () => {
     const def = machineDefinition(coordinatedGraph().toMachine());
     expect(def.states.find((s) => s.key === 'dispatch')).toMatchObject({ nodeId: 'dispatch', kind: 'coordinator', parts: [{ name: 'faq' }, { name: 'orders', graph: 'order-desk' }] });
-    expect(def.states.filter((s) => s.kind === 'final').map((s) => s.key)).toEqual(['completed', 'maxSteps', 'failed', 'cancelled']);
+    expect(def.states.filter((s) => s.kind === 'final').map((s) => s.key)).toEqual(['completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']);
     const exits = def.hops.filter((h) => h.from === 'dispatch');
     expect(exits.map((h) => `${h.kind}>${h.to}`)).toEqual(['fuse>maxSteps', 'route-failed>failed', 'transition>review', 'end>__end__']);
     expect(exits.find((h) => h.to === 'review')).toMatchObject({ on: 'done', reachable: true });
@@ -147,7 +147,7 @@ describe('machineToMermaid', () => {
     expect(text).toContain('  state n_human {\n    [*] --> n_human_waiting\n    n_human_waiting --> n_human_routing : human.reply\n  }');
     expect(lines).toContain('  note right of cancelled : any state on workflow.cancel');
     // Every edge line names two declared states (or a final state) and has a label without raw separators.
-    const declared = new Set([...text.matchAll(/as (\S+)$/gm)].map((m) => m[1]).concat(['completed', 'maxSteps', 'failed', 'cancelled']));
+    const declared = new Set([...text.matchAll(/as (\S+)$/gm)].map((m) => m[1]).concat(['completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']));
     for (const line of lines.filter((l) => l.includes(' --> ') && !l.includes('[*]') && !l.includes('_waiting'))) {
       const [, from, to, label] = /^ {2}(\S+) --> (\S+) : (.+)$/.exec(line) ?? [];
       expect(declared.has(from!) && declared.has(to!), line).toBe(true);

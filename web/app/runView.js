@@ -1,7 +1,7 @@
 // What a run looks like after its first `upto` events: a pure function of the stored events, so
 // the timeline can show any moment of a finished run without running anything again.
 
-const FINISHED = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted']);
+const FINISHED = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted', 'budget-exceeded']);
 
 /** The edge key the graph view uses. */
 export const edgeKey = (from, to) => `${from}→${to}`;

@@ -1,0 +1,172 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Clock } from '../graph/RunOptions.js';
+import type { ModelUsage } from '../model/ModelMessage.js';
+import { BudgetError } from '../errors/BudgetError.js';
+import type { BudgetExceeded, BudgetState } from './Budget.js';
+import { costOf, priceFor } from './PriceTable.js';
+
+const scope = new AsyncLocalStorage<BudgetMeter>();
+
+/**
+ * What a run with a budget has spent, live: the tokens and cost of its model calls (including
+ * those of the node in flight) and its active time. One per leg of a run (a resumed leg starts from
+ * the budget state its snapshot kept). Model clients find it through {@link currentMeter}: the
+ * engine runs each node inside the meter's scope.
+ */
+export class BudgetMeter {
+  readonly #state: BudgetState;
+  readonly #clock: Clock;
+  readonly #legStart: number;
+  #models: BudgetState['models'];
+  #tokens: number;
+  #costUsd: number;
+  #exceeded: BudgetExceeded | null;
+  #controller: AbortController | null = null;
+
+  constructor(state: BudgetState, clock: Clock) {
+    this.#state = state;
+    this.#clock = clock;
+    this.#legStart = clock.now();
+    this.#models = { ...state.models };
+    this.#tokens = state.tokens;
+    this.#costUsd = state.costUsd;
+    this.#exceeded = state.exceeded;
+  }
+
+  /** Runs `fn` with this meter as the {@link currentMeter} of every model call it makes. */
+  scope<T>(fn: () => Promise<T>): Promise<T> {
+    return scope.run(this, fn);
+  }
+
+  get tokens(): number {
+    return this.#tokens;
+  }
+
+  get costUsd(): number {
+    return this.#costUsd;
+  }
+
+  /** Active milliseconds so far: the earlier legs' and this one's. */
+  elapsed(): number {
+    return this.#state.elapsedMs + (this.#clock.now() - this.#legStart);
+  }
+
+  /** The budget already spent (once the run has been stopped for one, nothing is checked any more). */
+  get exceeded(): BudgetExceeded | null {
+    return this.#exceeded;
+  }
+
+  /**
+   * The first budget spent — cost, tokens, duration, then (given the steps made so far) iterations —
+   * or null. Spent means what was used has reached the limit. Null once the run was stopped for one.
+   */
+  check(steps?: number): BudgetExceeded | null {
+    if (this.#exceeded !== null) return null;
+    const { maxCost, maxTokens, maxDuration, maxIterations } = this.#state.limits;
+    if (maxCost !== undefined && this.#costUsd >= maxCost) return { budget: 'maxCost', limit: maxCost, spent: this.#costUsd };
+    if (maxTokens !== undefined && this.#tokens >= maxTokens) return { budget: 'maxTokens', limit: maxTokens, spent: this.#tokens };
+    if (maxDuration !== undefined) {
+      const elapsed = this.elapsed();
+      if (elapsed >= maxDuration) return { budget: 'maxDuration', limit: maxDuration, spent: elapsed };
+    }
+    if (steps !== undefined && maxIterations !== undefined && steps >= maxIterations) return { budget: 'maxIterations', limit: maxIterations, spent: steps };
+    return null;
+  }
+
+  /** Records that the run was stopped for `exceeded`: the budgets stop checking. */
+  stop(exceeded: BudgetExceeded): void {
+    this.#exceeded ??= exceeded;
+  }
+
+  /**
+   * Before a model call: throws a `budget_exceeded` BudgetError when a budget is spent, or a
+   * `price_missing` one when the run has `maxCost` and nothing prices `model`.
+   */
+  beforeCall(model: string): void {
+    const spent = this.check();
+    if (spent !== null) {
+      throw new BudgetError(`the run's ${spent.budget} budget is spent (${format(spent.spent)} of ${format(spent.limit)}); the model call to "${model}" was not made`, {
+        code: 'budget_exceeded',
+        exceeded: spent,
+      });
+    }
+    if (this.#state.limits.maxCost !== undefined && this.#exceeded === null && priceFor(model, this.#state.prices ?? undefined) === null) {
+      throw new BudgetError(
+        `the run has a maxCost budget but no price for model "${model}"; add it to budget.prices as { "${model}": { input, output } } (USD per million tokens)`,
+        { code: 'price_missing' },
+      );
+    }
+  }
+
+  /** Adds a model call's reported usage (its total, or input plus output when no total was reported). */
+  record(model: string, usage: ModelUsage | undefined): void {
+    const input = usage?.inputTokens ?? 0;
+    const output = usage?.outputTokens ?? 0;
+    const total = usage?.totalTokens ?? input + output;
+    if (total === 0 && input === 0 && output === 0) return;
+    const before = this.#models[model];
+    const now = { input: (before?.input ?? 0) + input, output: (before?.output ?? 0) + output, total: (before?.total ?? 0) + total };
+    this.#models = { ...this.#models, [model]: now };
+    this.#tokens += total;
+    // The cost is recomputed from the token totals, so it is the same however the calls were split.
+    let cost = 0;
+    for (const [name, tokens] of Object.entries(this.#models)) {
+      const price = priceFor(name, this.#state.prices ?? undefined);
+      if (price !== null) cost += costOf(price, tokens.input, tokens.output);
+    }
+    this.#costUsd = cost;
+  }
+
+  /** Aborts when the duration budget runs out (see {@link expire}); made on first read. */
+  get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    return this.#controller.signal;
+  }
+
+  /** The duration budget ran out: model calls in flight see their signal abort. */
+  expire(): void {
+    (this.#controller ??= new AbortController()).abort(
+      new BudgetError(`the run's maxDuration budget (${format(this.#state.limits.maxDuration ?? 0)} ms) is spent`, {
+        code: 'budget_exceeded',
+        exceeded: { budget: 'maxDuration', limit: this.#state.limits.maxDuration ?? 0, spent: this.elapsed() },
+      }),
+    );
+  }
+
+  /** True when the run has a duration budget (model calls then take the meter's signal too). */
+  get timed(): boolean {
+    return this.#state.limits.maxDuration !== undefined;
+  }
+
+  /** The budget state to keep in the machine context now. */
+  toState(exceeded: BudgetExceeded | null = this.#exceeded): BudgetState {
+    return { ...this.#state, models: this.#models, tokens: this.#tokens, costUsd: this.#costUsd, elapsedMs: this.elapsed(), exceeded };
+  }
+}
+
+const format = (n: number): string => (Number.isInteger(n) ? String(n) : n.toPrecision(6));
+
+/** The meter of the run whose node is executing here, if that run has a budget. */
+export function currentMeter(): BudgetMeter | undefined {
+  return scope.getStore();
+}
+
+/**
+ * For model clients: checks the run's budget before a call (throwing a `BudgetError` when it is
+ * spent) and returns the signal the call must honour — the caller's, joined with the run's duration
+ * budget. Call {@link recordModelUsage} with the usage once the call answers. Without a run budget
+ * in scope it returns `signal` unchanged and costs nothing. The built-in clients (`OpenAIChatModel`,
+ * `OfflineModel`, `ScriptedModel`) already do this; a custom `ModelClient` should too.
+ */
+export function beforeModelCall(model: string, signal: AbortSignal | undefined): AbortSignal | undefined {
+  const meter = scope.getStore();
+  if (meter === undefined) return signal;
+  meter.beforeCall(model);
+  if (!meter.timed) return signal;
+  return signal === undefined ? meter.signal : AbortSignal.any([signal, meter.signal]);
+}
+
+/** For model clients: adds one call's usage to the budget of the run it belongs to (no-op outside a run with a budget). */
+export function recordModelUsage(model: string, usage: ModelUsage | undefined): void {
+  scope.getStore()?.record(model, usage);
+}
