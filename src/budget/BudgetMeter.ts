@@ -146,6 +146,24 @@ export class BudgetMeter {
 
 const format = (n: number): string => (Number.isInteger(n) ? String(n) : n.toPrecision(6));
 
+let legsWithMeters = 0;
+
+/**
+ * Marks a leg of a run with a budget as running; call the returned function when it ends. While no
+ * such leg runs, the meter's async context is switched off, so runs without a budget pay nothing
+ * for it (on Node 20 an active AsyncLocalStorage tracks every promise of the process).
+ */
+export function holdMeterScope(): () => void {
+  legsWithMeters += 1;
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    legsWithMeters -= 1;
+    if (legsWithMeters === 0) scope.disable();
+  };
+}
+
 /** The meter of the run whose node is executing here, if that run has a budget. */
 export function currentMeter(): BudgetMeter | undefined {
   return scope.getStore();

@@ -4,7 +4,7 @@ import type { GraphMachineContext, GraphMachineOutput } from './GraphMachineCont
 import { readPath } from './PathLog.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
-import { BudgetMeter } from '../budget/BudgetMeter.js';
+import { BudgetMeter, holdMeterScope } from '../budget/BudgetMeter.js';
 import { runtimeOf } from './RunRuntime.js';
 
 /** Options for {@link driveActor}. */
@@ -52,6 +52,7 @@ class ActorDriver {
   readonly #restoredWait: GraphMachineContext['waiting'];
   #subscription: { unsubscribe(): void } | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #releaseScope: (() => void) | null = null;
 
   constructor(actor: Actor<GraphMachine>, options: DriveOptions, resolve: (output: GraphMachineOutput) => void, reject: (error: unknown) => void) {
     this.#actor = actor;
@@ -109,6 +110,7 @@ class ActorDriver {
     const runtime = runtimeOf(this.#actor);
     const meter = new BudgetMeter(budget, runtime.clock);
     runtime.meter = meter;
+    this.#releaseScope = holdMeterScope();
     const limit = budget.limits.maxDuration;
     if (limit === undefined || budget.exceeded !== null) return;
     this.#timer = setTimeout(() => {
@@ -125,6 +127,7 @@ class ActorDriver {
     if (this.#settled) return false;
     this.#settled = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#releaseScope?.();
     this.#options.signal?.removeEventListener('abort', this);
     this.#subscription?.unsubscribe();
     return true;

@@ -62,7 +62,9 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   const { context } = args;
   const runtime = runtimeOf(args.self);
   const meter = runtime.meter;
-  const keys = meter === null ? { lastResult: result, lastNodeId: nodeId } : { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) };
+  // What was spent is written to the state only when it changed (most steps of a loop call no model).
+  const changed = meter !== null && (context.state[ACCUMULATED_TOKENS] !== meter.tokens || context.state[ACCUMULATED_COST] !== meter.costUsd);
+  const keys = changed ? { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) } : { lastResult: result, lastNodeId: nodeId };
   const { state, delta } = nextState(args, context.state, keys);
   if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
   const settled = { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
