@@ -11,12 +11,12 @@ import MiniSearch from 'minisearch';
  */
 export class SpellingVocabulary {
   readonly #counts = new Map<string, number>();
-  #index: MiniSearch<{ id: number; word: string }>;
+  /** Built on the first fuzzy lookup: most messages have only known words, and a process may answer none. */
+  #index: MiniSearch<{ id: number; word: string }> | null = null;
   readonly #cache = new Map<string, string>();
 
   constructor(texts: Iterable<readonly string[]>) {
     for (const tokens of texts) for (const t of tokens) this.#counts.set(t, (this.#counts.get(t) ?? 0) + 1);
-    this.#index = SpellingVocabulary.#indexOf(this.#counts);
   }
 
   /** The vocabulary's words with how often each was seen (what {@link SpellingVocabulary.fromCounts} takes back). */
@@ -28,7 +28,6 @@ export class SpellingVocabulary {
   static fromCounts(counts: ReadonlyArray<readonly [string, number]>): SpellingVocabulary {
     const vocabulary = new SpellingVocabulary([]);
     for (const [word, count] of counts) vocabulary.#counts.set(word, count);
-    vocabulary.#index = SpellingVocabulary.#indexOf(vocabulary.#counts);
     return vocabulary;
   }
 
@@ -58,7 +57,7 @@ export class SpellingVocabulary {
     if (word.length < 4 || own >= 2) return word;
     const cached = this.#cache.get(word);
     if (cached !== undefined) return cached;
-    const hits = this.#index.search(word, { fuzzy: word.length >= 7 ? 0.3 : 0.25, prefix: false });
+    const hits = (this.#index ??= SpellingVocabulary.#indexOf(this.#counts)).search(word, { fuzzy: word.length >= 7 ? 0.3 : 0.25, prefix: false });
     let best = word;
     let bestScore = -Infinity;
     for (const hit of hits.slice(0, 8)) {
