@@ -92,7 +92,8 @@ export class SqliteRunStore implements RunStore {
     const cols = newRunColumns(run, this.#now(), this.#limit);
     const names = Object.keys(cols);
     this.#guard(`creating run ${run.runId}`, () => this.#sql(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols));
-    return (await this.getRun(run.runId))!;
+    // The row as written (a new run has no step records): no read back before the run's first node starts.
+    return rowToRecord(cols as unknown as RunRow);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

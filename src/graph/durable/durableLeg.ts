@@ -38,6 +38,8 @@ export interface LegOptions {
   earlyEvents?: readonly TraceEvent[];
   /** The persisted snapshot the run's row holds, when this process took it (a new run). */
   base?: CheckpointerOptions['base'];
+  /** The secret values to scrub (default: read from the environment now). */
+  secrets?: readonly string[];
   /** Reported (and stored) first when the leg continues a stored run. */
   resumed?: Extract<PendingEvent, { type: 'run.resumed' }>;
 }
@@ -61,7 +63,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     owner: options.owner,
     leaseMs: options.leaseMs,
     clock: options.clock,
-    secrets: secretValues(),
+    secrets: options.secrets ?? secretValues(),
     onFenced: (current) => {
       takenOver = current;
       local.abort();

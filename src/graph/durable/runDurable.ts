@@ -71,7 +71,8 @@ export async function runDurable(
   const logic = runtime.direct ? directMachine(spec) : machine;
   const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options), ...inspect }));
   const persisted = persistedSnapshot(actor);
-  const snapshot = takeSnapshot(actor, secretValues(), persisted);
+  const secrets = secretValues();
+  const snapshot = takeSnapshot(actor, secrets, persisted);
   const record = await store.insertRun({
     runId,
     graphName: spec.name,
@@ -84,5 +85,5 @@ export async function runDurable(
   runtime.removeRecorder(early);
   // The row holds this snapshot: the leg's first checkpoint is a step record against it.
   const base = { snapshot: persisted, bytes: JSON.stringify(snapshot).length };
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events, base });
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events, base, secrets });
 }
