@@ -260,8 +260,18 @@ export { StartRunBody, ImageUpload, type RunImage } from './server/StartRunBody.
 export { ResumeRunBody } from './server/ResumeRunBody.js';
 /** A graph machine's states, guarded hops and human nodes, for drawing. */
 export { machineDefinition, type MachineDefinition, type MachineStateInfo, type MachineHop, type MachineHopKind } from './server/machineDefinition.js';
-/** Stored runs as the workbench lists and shows them. */
-export type { RunSummary, RunDetail } from './server/RunSummary.js';
+/** Stored runs as the workbench lists and shows them (the `RunSummaryJson` and `RunDetailJson` shapes). */
+export type { RunSummaryJson as RunSummary, RunDetailJson as RunDetail } from './json/RunSummaryJson.js';
+/** The version every JSON shape below carries as `schemaVersion` (CLI `--json` and the HTTP API). */
+export { JSON_SCHEMA_VERSION } from './json/jsonSchemaVersion.js';
+/** A run as one leg left it (`run/start/resume --json`, `POST /api/runs?wait=true`), and the answer to a start that does not wait. */
+export { RunJson, RunAcceptedJson, toRunJson } from './json/RunJson.js';
+/** A stored run as lists show it (`runs --json`, `GET /api/runs`) and in full (`show --json`, `GET /api/runs/:id`). */
+export { RunSummaryJson, RunDetailJson } from './json/RunSummaryJson.js';
+/** A run's event as the CLI and the HTTP API print it (envelope plus the fields of its type). */
+export { EventJson, toEventJson } from './json/EventJson.js';
+/** An error as the CLI prints it under `--json` and the HTTP API answers it. */
+export { ErrorJson, errorJson } from './json/ErrorJson.js';
 
 /** An input was refused before anything ran or was stored (CLI exit 2, HTTP 400). */
 export { InputError } from './input/InputError.js';

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { InputError } from '../input/InputError.js';
 import { UsageError } from '../errors/UsageError.js';
 import { EXIT } from './exitCodes.js';
+import { errorJson } from '../json/ErrorJson.js';
 
 /** How an error is reported: as JSON (`--json`), with its stack (`--debug`), and where to. */
 export interface ErrorReportOptions {
@@ -40,7 +41,7 @@ function stacks(error: unknown): string {
 /**
  * Reports an error that ended a command and returns the exit code: 2 for usage errors, 1 for the
  * rest. A Switchboard error is one line, `switchboard: <message> [<code>]`; anything else is
- * `switchboard: unexpected error: …`. Under `--json` the report is `{"error":{"code","message"}}` on
+ * `switchboard: unexpected error: …`. Under `--json` the report is an `ErrorJson` on
  * stderr (stdout stays clean); `--debug` adds the stacks. Commander has already printed its own
  * usage errors unless `--json` silenced it.
  */
@@ -61,7 +62,8 @@ export function reportError(error: unknown, options: ErrorReportOptions): number
     message = `unexpected error: ${oneLine(text).slice(0, 300)}${options.debug ? '' : ' (run again with --debug for the stack)'}`;
   }
   if (options.json) {
-    options.err(JSON.stringify({ error: { code, message, ...(options.debug ? { stack: stacks(error) } : {}) } }));
+    const retryable = error instanceof SwitchboardError && error.retryable;
+    options.err(JSON.stringify(errorJson(code, message, { ...(retryable ? { retryable } : {}), ...(options.debug ? { stack: stacks(error) } : {}) })));
     return exitCode;
   }
   if (!(error instanceof CommanderError)) options.err(`switchboard: ${message}${code === 'internal' ? '' : ` [${code}]`}`);

@@ -1,6 +1,7 @@
 import type { StoredEvent } from '../persistence/RunStore.js';
 import { FINISHED_STATUSES, type StoredRunStatus } from '../persistence/RunStore.js';
 import type { TraceEvent } from '../trace/TraceEvent.js';
+import { toEventJson } from '../json/EventJson.js';
 
 /**
  * An event as the workbench sends it: its `seq`, its `type` and `data`, the whole event with its
@@ -46,7 +47,8 @@ export class OutEvent {
   /** The {@link frame} as one HTTP/1.1 chunk (`<size>\r\n<frame>\r\n`), for responses written to the socket as is. */
   get chunk(): Uint8Array {
     if (this.#chunk === undefined) {
-      const text = `id: ${this.seq}\ndata: ${JSON.stringify(this.data)}\n\n`;
+      // The data is an `EventJson`: the event with the JSON shapes' version first.
+      const text = `id: ${this.seq}\ndata: ${JSON.stringify(toEventJson(this.data))}\n\n`;
       const size = Buffer.byteLength(text);
       this.#chunk = Buffer.from(`${size.toString(16)}\r\n${text}\r\n`);
     }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { ServerError } from './ServerError.js';
+import { errorJson } from '../json/ErrorJson.js';
 
 const RUN_STATE_STATUS: Record<string, number> = {
   run_not_found: 404,
@@ -21,16 +22,16 @@ export function statusOf(error: unknown): number {
 }
 
 /**
- * The JSON answer for an error: `{ error: { code, message } }`. Switchboard errors keep their
+ * The JSON answer for an error, an `ErrorJson`: `{ schemaVersion, error: { code, message } }`. Switchboard errors keep their
  * message (they never carry secrets); anything else is reported as `internal` without details,
  * which go to `log` instead.
  */
 export function errorResponse(c: Context, error: unknown, log: (line: string) => void): Response {
   const status = statusOf(error);
   if (error instanceof SwitchboardError && status < 500) {
-    return c.json({ error: { code: error.code, message: error.message } }, status as 400);
+    return c.json(errorJson(error.code, error.message, error.retryable ? { retryable: true } : {}), status as 400);
   }
   log(`switchboard serve: ${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   const message = error instanceof SwitchboardError ? error.message : 'internal error; see the server log';
-  return c.json({ error: { code: error instanceof SwitchboardError ? error.code : 'internal', message } }, status as 500);
+  return c.json(errorJson(error instanceof SwitchboardError ? error.code : 'internal', message), status as 500);
 }

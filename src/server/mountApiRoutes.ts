@@ -1,22 +1,23 @@
 import { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { StoredRunStatus } from '../persistence/RunStore.js';
-import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import { formatZodError } from '../errors/formatZodError.js';
-import { redactForOutput } from '../trace/redact.js';
 import { eventStream } from './eventStream.js';
 import { machineDefinition } from './machineDefinition.js';
 import { readBody } from './readBody.js';
 import { readLatestEval } from './readLatestEval.js';
-import { runDetail, runSummary } from './RunSummary.js';
+import { firstInputOf, runDetail, runSummary } from '../json/RunSummaryJson.js';
+import { toRunJson, type RunAcceptedJson } from '../json/RunJson.js';
+import { toEventJson } from '../json/EventJson.js';
+import { JSON_SCHEMA_VERSION } from '../json/jsonSchemaVersion.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
 import { ResumeRunBody } from './ResumeRunBody.js';
 import { readImageFile } from '../input/readImageFile.js';
 import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
-import type { WorkbenchRuns } from './WorkbenchRuns.js';
+import type { LegStarted, WorkbenchRuns } from './WorkbenchRuns.js';
 import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
 
 /** What the API routes need. */
@@ -55,17 +56,11 @@ function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string
   return parsed.data;
 }
 
-/** The JSON of a leg that ended or waits. */
-function legJson(run: WorkflowRun) {
-  return redactForOutput({
-    runId: run.runId,
-    status: run.status,
-    path: run.path,
-    steps: run.steps,
-    outputText: run.outputText,
-    ...(run.waiting ? { waiting: run.waiting } : {}),
-    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
-  });
+/** What a start or resume answers: the leg's run when it was waited for, else that it runs. */
+function legAnswer(c: Context, started: LegStarted): Response {
+  if (started.run !== undefined) return c.json(toRunJson(started.run), 200);
+  const accepted: RunAcceptedJson = { schemaVersion: JSON_SCHEMA_VERSION, runId: started.runId, status: 'running' };
+  return c.json(accepted, 202);
 }
 
 /** A scenario's picture, read like `--image`: a regular image file, bounded, typed by its bytes. */
@@ -107,34 +102,34 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const extra = { ...(scenario.faults?.length ? { faults: scenario.faults } : {}), ...(scenario.toolBudget !== undefined ? { toolBudget: scenario.toolBudget } : {}) };
     const withExtra = Object.keys(extra).length === 0 ? request : { ...request, metadata: { ...request.metadata, ...extra } };
     const started = await runs.start(scenario.graph, withExtra, { wait: wantsWait(c.req.query('wait')) });
-    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+    return legAnswer(c, started);
   });
 
   app.post('/api/runs', async (c) => {
     const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 } }');
     const started = await runs.start(body.graph, toRunRequest(body), { wait: wantsWait(c.req.query('wait')) });
-    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+    return legAnswer(c, started);
   });
 
   app.get('/api/runs', async (c) => {
     const query = parseQuery(ListRunsQuery, c.req.query(), 'GET /api/runs');
     const records = await runs.manager.list({ ...(query.status ? { status: query.status } : {}), ...(query.graph ? { graphName: query.graph } : {}), limit: query.limit });
     const firsts = await Promise.all(records.map((r) => runs.manager.store.listEvents(r.runId, { limit: 1 })));
-    return c.json(records.map((r, i) => runSummary(r, firstInput(firsts[i]?.[0]?.data))));
+    return c.json(records.map((r, i) => runSummary(r, firstInputOf(firsts[i]?.[0]?.data))));
   });
 
   app.get('/api/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     const record = await runs.manager.get(runId);
     const [first] = await runs.manager.store.listEvents(runId, { limit: 1 });
-    return c.json(runDetail(record, runs.hub.isLive(runId), firstInput(first?.data)));
+    return c.json(runDetail(record, runs.hub.isLive(runId), firstInputOf(first?.data)));
   });
 
   app.get('/api/runs/:runId/events', async (c) => {
     const runId = c.req.param('runId');
     await runs.manager.get(runId);
     const afterSeq = parseSeq(c.req.query('after'), 'GET /api/runs/:runId/events ?after');
-    return c.json((await runs.manager.events(runId, afterSeq)).map((e) => e.data));
+    return c.json((await runs.manager.events(runId, afterSeq)).map((e) => toEventJson(e.data)));
   });
 
   app.get('/api/runs/:runId/stream', async (c) => {
@@ -155,17 +150,11 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   app.post('/api/runs/:runId/resume', async (c) => {
     const body = await readBody(c, ResumeRunBody, 'POST /api/runs/:runId/resume expects { reply }');
     const started = await runs.resume(c.req.param('runId'), body.reply, { wait: wantsWait(c.req.query('wait')) });
-    return started.run === undefined ? c.json({ runId: started.runId, status: 'running' }, 202) : c.json(legJson(started.run), 200);
+    return legAnswer(c, started);
   });
 
   app.post('/api/runs/:runId/cancel', async (c) => {
     const record = await runs.cancel(c.req.param('runId'));
     return c.json(runSummary(record));
   });
-}
-
-/** The input of a `run.started` event's request. */
-function firstInput(data: Record<string, unknown> | undefined): unknown {
-  if (data?.type !== 'run.started') return undefined;
-  return (data.request as { input?: unknown } | undefined)?.input;
 }

@@ -80,7 +80,7 @@ describe('exit codes', () => {
       ['refuse-should-complete', 'failed', 'completed'],
       ['echo-should-wait', 'completed', 'waiting'],
     ]);
-    expect(JSON.parse(mixedJson.stderr)).toEqual({ error: { code: 'scenarios_unexpected', message: expect.stringMatching(/^2 of 4 scenarios did not end as expected: /) } });
+    expect(JSON.parse(mixedJson.stderr)).toEqual({ schemaVersion: 1, error: { code: 'scenarios_unexpected', message: expect.stringMatching(/^2 of 4 scenarios did not end as expected: /) } });
 
     expect(oneOff.status, oneOff.stderr).toBe(1);
     expect(oneOff.stderr.trim()).toBe('switchboard: 1 of 2 scenarios did not end as expected: echo-should-wait ended completed, expected waiting');
@@ -100,10 +100,10 @@ describe('exit codes', () => {
     ]);
     expect(unknownOption.status).toBe(2);
     expect(unknownOption.stdout).toBe('');
-    expect(JSON.parse(unknownOption.stderr)).toEqual({ error: { code: 'usage', message: "unknown option '--bogus'" } });
+    expect(JSON.parse(unknownOption.stderr)).toEqual({ schemaVersion: 1, error: { code: 'usage', message: "unknown option '--bogus'" } });
     expect(unknownCommand.status).toBe(2);
     expect(unknownCommand.stdout).toBe('');
-    expect(JSON.parse(unknownCommand.stderr)).toEqual({ error: { code: 'usage', message: "unknown command 'frobnicate'" } });
+    expect(JSON.parse(unknownCommand.stderr)).toEqual({ schemaVersion: 1, error: { code: 'usage', message: "unknown command 'frobnicate'" } });
 
     expect(human.status).toBe(1);
     expect(human.stderr).toBe('switchboard: run not found: no-such-run [run_not_found]\n');

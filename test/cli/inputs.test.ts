@@ -105,7 +105,7 @@ describe('inputs the CLI refuses before anything is stored', () => {
       runCli(['--db', db, '--graphs', join(modules, 'syntax.ts'), 'run', 'hello', '--json']),
     ]);
     expect(fault).toMatchObject({ status: 2, stdout: '' });
-    expect(JSON.parse(fault.stderr)).toEqual({ error: { code: 'invalid_input', message: '--fault: unknown fault "disk_full"; known faults: retrieval_gap, tool_timeout, review_rework' } });
+    expect(JSON.parse(fault.stderr)).toEqual({ schemaVersion: 1, error: { code: 'invalid_input', message: '--fault: unknown fault "disk_full"; known faults: retrieval_gap, tool_timeout, review_rework' } });
     expect(graphs).toMatchObject({ status: 2, stdout: '' });
     expect(JSON.parse(graphs.stderr).error.code).toBe('graph_definition');
     expect(graphs.stderr).not.toContain(SECRET);

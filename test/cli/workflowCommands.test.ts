@@ -64,10 +64,10 @@ describe('typed workflows in the CLI', () => {
 
     const shown = await runCli([...fixture, ...store, 'show', waiting.runId, '--json']);
     expect(shown.status, shown.stderr).toBe(0);
-    const record = JSON.parse(shown.stdout) as { status: string; graphName: string; events: Array<{ type: string; data: { path: string; nodeId: string | null } }> };
-    expect(record).toMatchObject({ status: 'completed', graphName: 'review' });
+    const record = JSON.parse(shown.stdout) as { status: string; graph: string; events: Array<{ type: string; path: string; nodeId: string | null }> };
+    expect(record).toMatchObject({ status: 'completed', graph: 'review' });
     // The fork's branches are in the stored trace, each in its lane.
-    expect(record.events.filter((e) => e.type === 'node.completed' && e.data.path !== 'root').map((e) => `${e.data.path} ${e.data.nodeId}`)).toEqual(['root/spell[1] spell', 'root/facts[2] facts']);
+    expect(record.events.filter((e) => e.type === 'node.completed' && e.path !== 'root').map((e) => `${e.path} ${e.nodeId}`)).toEqual(['root/spell[1] spell', 'root/facts[2] facts']);
   }, 300_000);
 
   it('refuses a reply a gate cannot take, without moving the run; runs a workflow with a structured output', async () => {

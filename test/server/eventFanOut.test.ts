@@ -4,7 +4,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { END, RunManager, SqliteRunStore, StateGraph, startServer } from '../../src/index.js';
+import { END, RunManager, SqliteRunStore, StateGraph, startServer, toEventJson } from '../../src/index.js';
 import { Gates } from '../fixtures/workbenchGraphs.js';
 import { SseReader, seqs, type SseMessage } from './sseClient.js';
 import { testWorkbench } from './workbenchTarget.js';
@@ -157,7 +157,7 @@ describe('event fan-out', () => {
     // Every client got the same bytes, and they are the stored events.
     for (const frames of many.frames) expect(frames).toEqual(many.frames[0]);
     const runId = (JSON.parse(many.frames[0]![0]!.split('|')[1]!) as { runId: string }).runId;
-    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(e.data)}`);
+    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(toEventJson(e.data))}`);
     expect(many.frames[0]!.slice(0, -1)).toEqual(stored);
   });
 
@@ -180,7 +180,7 @@ describe('event fan-out', () => {
     const back = await Promise.all(leaving.map((_, i) => stream(runId, Math.max(...seqs(seen[i]!)))));
     gates.open(`${key}:c`);
     const rests = await Promise.all([...back, ...readers.slice(6)].map((r) => r.until((m) => m.event === 'end')));
-    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(e.data)}`);
+    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(toEventJson(e.data))}`);
     expect(stored.length).toBeGreaterThan(10);
     for (let i = 0; i < 12; i++) {
       const all = [...seen[i]!, ...rests[i]!];
@@ -197,7 +197,7 @@ describe('event fan-out', () => {
     const fastMessages = await fast.until((m) => m.event === 'end');
     expect(fastMessages.at(-1)).toEqual({ event: 'end', data: '{"status":"completed"}' });
     await wb.runs.drain();
-    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(e.data)}`);
+    const stored = (await wb.store.listEvents(runId)).map((e) => `${e.seq}|${JSON.stringify(toEventJson(e.data))}`);
     expect(stored.join('').length).toBeGreaterThan(4 * 4096);
     expect(fastMessages.filter((m) => m.id !== undefined).map((m) => `${m.id}|${m.data}`)).toEqual(stored);
     // The slow client has read nothing: it holds at most its 4 KiB (plus one event) and waits, paused.
@@ -221,7 +221,7 @@ describe('event fan-out', () => {
       const fast = await httpClient(url);
       await fast.ended;
       await server.runs.drain();
-      const stored = (await store.listEvents(runId)).map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(e.data)}`);
+      const stored = (await store.listEvents(runId)).map((e) => `id: ${e.seq}\ndata: ${JSON.stringify(toEventJson(e.data))}`);
       expect(stored.join('').length).toBeGreaterThan(10_000_000);
       expect(fast.frames).toEqual(stored);
       // 10 MB is more than the kernel's socket buffers take on loopback here (about 5 MB): the slow client's

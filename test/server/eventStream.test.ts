@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { approvalGraph, Gates, gatedGraph, quickGraph } from '../fixtures/workbenchGraphs.js';
 import { SseReader, seqs } from './sseClient.js';
 import { testWorkbench } from './workbenchTarget.js';
+import { toEventJson } from '../../src/index.js';
 
 const gates = new Gates();
 const wb = testWorkbench({ graphs: [gatedGraph(gates), quickGraph(), approvalGraph()], heartbeatMs: 20, pollMs: 20 });
@@ -52,7 +53,7 @@ describe('run event stream', () => {
     const runId = await start('quick');
     await wb.runs.drain();
     const all = await (await stream(runId)).until((m) => m.event === 'end');
-    const stored = (await wb.store.listEvents(runId)).map((e) => e.data);
+    const stored = (await wb.store.listEvents(runId)).map((e) => toEventJson(e.data));
     expect(all.filter((m) => m.id !== undefined).map((m) => JSON.parse(m.data))).toEqual(stored);
     const tail = await (await stream(runId, 5)).until((m) => m.event === 'end');
     expect(seqs(tail)).toEqual(stored.slice(5).map((e) => e.seq));

@@ -17,6 +17,8 @@ import { ToolBudget } from '../../input/ToolBudget.js';
 import { faultNames } from '../../input/faultNames.js';
 import { readImageFile } from '../../input/readImageFile.js';
 import { findGraph } from './findGraph.js';
+import { toRunJson } from '../../json/RunJson.js';
+import { errorJson } from '../../json/ErrorJson.js';
 
 /**
  * Runs one request on a stored run of `graph`, printing the live trace unless `print` is null. It
@@ -27,17 +29,6 @@ async function runTraced(runs: RunManager, graph: string, input: string, metadat
   const printer = print === null ? null : new TracePrinter(print);
   const recorders: TraceRecorder[] = printer === null ? [] : [{ record: (event) => printer.print(event) }];
   return runs.start(graph, metadata === undefined ? input : { input, metadata }, { recorders });
-}
-
-function summary(run: WorkflowRun) {
-  return {
-    runId: run.runId,
-    status: run.status,
-    path: run.path,
-    outputText: run.outputText,
-    ...(run.waiting ? { waiting: run.waiting } : {}),
-    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
-  };
 }
 
 /** `run` (one message, live trace) and `scenarios` (the canned demo): the main job. */
@@ -62,7 +53,7 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       const runs = await cli.runs();
       const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out);
       cli.setExitCode(exitCodeFor(run.status));
-      if (opts.json) return cli.out(JSON.stringify(summary(run)));
+      if (opts.json) return cli.out(JSON.stringify(toRunJson(run)));
       cli.out('');
       cli.out(`run ${run.runId}: ${run.status}   path: ${run.path.join(' → ')}`);
       // The reason says what is asked (an order number, a decision…): the node decides who answers.
@@ -113,13 +104,13 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
           JSON.stringify(
             rows.map((r) => ({
               id: r.scenario.id,
-              ...summary(r.resumed ?? r.run),
+              ...toRunJson(r.resumed ?? r.run),
               expectedStatus: expected(r.scenario),
               ...(r.resumed ? { waitedFor: r.run.waiting?.reason } : {}),
             })),
           ),
         );
-        if (unexpected.length > 0) cli.err(JSON.stringify({ error: { code: 'scenarios_unexpected', message: mismatch } }));
+        if (unexpected.length > 0) cli.err(JSON.stringify(errorJson('scenarios_unexpected', mismatch)));
         return;
       }
       cli.out('');

@@ -3,6 +3,11 @@ import { StoredRunStatus } from '../../persistence/RunStore.js';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { CliContext } from '../CliContext.js';
 import { eventLine, runsTable, snapshotPath } from '../format.js';
+import { toRunJson } from '../../json/RunJson.js';
+import { firstInputOf, runDetail, runSummary } from '../../json/RunSummaryJson.js';
+import { toEventJson } from '../../json/EventJson.js';
+import type { RunManager } from '../../graph/durable/RunManager.js';
+import type { RunRecord } from '../../persistence/RunStore.js';
 import { InputError } from '../../input/InputError.js';
 import { exitCodeFor } from '../exitCodes.js';
 import { parseInput } from '../../input/parseInput.js';
@@ -11,22 +16,16 @@ import { ReplyValue } from '../../input/ReplyValue.js';
 import { wholeNumber } from '../../input/wholeNumber.js';
 import { findGraph } from './findGraph.js';
 
-/** A finished leg as JSON: what scripts read. */
-function runJson(run: WorkflowRun) {
-  return {
-    runId: run.runId,
-    status: run.status,
-    path: run.path,
-    outputText: run.outputText,
-    ...(run.waiting ? { waiting: run.waiting } : {}),
-    ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
-  };
+/** The runs as `GET /api/runs` lists them: each with the input its first event recorded. */
+async function summaries(runs: RunManager, records: RunRecord[]) {
+  const firsts = await Promise.all(records.map((r) => runs.store.listEvents(r.runId, { limit: 1 })));
+  return records.map((r, i) => runSummary(r, firstInputOf(firsts[i]?.[0]?.data)));
 }
 
 /** Prints a finished leg (a summary, or JSON for scripts) and sets the exit code for its status. */
 export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
   cli.setExitCode(exitCodeFor(run.status));
-  if (json) return cli.out(JSON.stringify(runJson(run)));
+  if (json) return cli.out(JSON.stringify(toRunJson(run)));
   cli.out(`run ${run.runId}: ${run.status}`);
   cli.out(`path: ${run.path.join(' → ')}`);
   if (run.waiting) {
@@ -64,8 +63,9 @@ export function addRunCommands(program: Command, cli: CliContext): void {
         status = parsed.data;
       }
       const limit = parseInput(wholeNumber(1, 10_000, 'the limit'), opts.limit, '--limit');
-      const records = await (await cli.runs()).list({ ...(status ? { status } : {}), limit });
-      if (opts.json) return cli.out(JSON.stringify(records.map(({ snapshot: _s, ...r }) => ({ ...r, path: snapshotPath({ ...r, snapshot: _s }) }))));
+      const runs = await cli.runs();
+      const records = await runs.list({ ...(status ? { status } : {}), limit });
+      if (opts.json) return cli.out(JSON.stringify(await summaries(runs, records)));
       cli.out(records.length === 0 ? 'no runs stored yet' : runsTable(records));
     });
 
@@ -77,10 +77,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const runs = await cli.runs();
       const record = await runs.get(runId);
       const events = await runs.events(runId);
-      if (opts.json) {
-        const { snapshot: _s, ...rest } = record;
-        return cli.out(JSON.stringify({ ...rest, path: snapshotPath(record), events }));
-      }
+      if (opts.json) return cli.out(JSON.stringify({ ...runDetail(record, undefined, firstInputOf(events[0]?.data)), events: events.map((e) => toEventJson(e.data)) }));
       cli.out(`run ${record.runId}  graph ${record.graphName}  status ${record.status}  version ${record.version}`);
       cli.out(`path: ${snapshotPath(record).join(' → ') || '(none yet)'}`);
       if (record.waitReason) cli.out(`waiting: ${record.waitReason}`);
@@ -118,7 +115,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const outcomes = await (await cli.runs()).recover();
-      if (opts.json) return cli.out(JSON.stringify(outcomes.map((o) => (o.outcome === 'recovered' ? { outcome: o.outcome, ...runJson(o.run) } : o))));
+      if (opts.json) return cli.out(JSON.stringify(outcomes.map((o) => (o.outcome === 'recovered' ? { outcome: o.outcome, ...toRunJson(o.run) } : o))));
       if (outcomes.length === 0) return cli.out('nothing to recover');
       for (const o of outcomes) cli.out(o.outcome === 'recovered' ? `recovered ${o.runId}: ${o.run.status}` : `skipped ${o.runId}: ${o.reason}`);
     });
@@ -126,8 +123,10 @@ export function addRunCommands(program: Command, cli: CliContext): void {
   program
     .command('cancel <runId>')
     .description('cancel a running, waiting or interrupted run')
-    .action(async (runId: string) => {
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
       const record = await (await cli.runs()).cancel(runId);
+      if (opts.json) return cli.out(JSON.stringify(runSummary(record)));
       cli.out(`run ${record.runId}: ${record.status}`);
     });
 }
