@@ -226,7 +226,7 @@ export { machineToMermaid, type MermaidOptions } from './trace/machineToMermaid.
 /** One step transition of a run (`{ runId, workflow, from, to, at, durationMs, tokens, costUsd, nodeType, label }`), its start and end states. */
 export { TransitionRecord, START_STATE, END_PREFIX, endState, statusOfState } from './analytics/TransitionRecord.js';
 /** Turns a run's events (live or stored) into its transition records. */
-export { TransitionTracker, type TrackedEvent, type CostOf } from './analytics/TransitionTracker.js';
+export { TransitionTracker, priceTableCost, type TrackedEvent, type CostOf, type CostOptions } from './analytics/TransitionTracker.js';
 /** A recorder that hands each step transition of a run (and its specialists) to you, or keeps it. */
 export { TransitionRecorder, type TransitionRecorderOptions } from './analytics/TransitionRecorder.js';
 /** A recorder that appends each step transition of a run to a JSON Lines file. */

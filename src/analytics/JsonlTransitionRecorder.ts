@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { TransitionRecord } from './TransitionRecord.js';
-import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
+import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 
 /**
  * Appends each step transition of a run (see `TransitionRecorder`) to a file as one line of JSON.
@@ -23,7 +23,7 @@ export class JsonlTransitionRecorder implements TraceRecorder {
   #ready = false;
   readonly #tracker: TransitionTracker;
 
-  constructor(file: string, options: { costOf?: CostOf } = {}) {
+  constructor(file: string, options: CostOptions = {}) {
     this.file = resolve(file);
     this.#tracker = new TransitionTracker((record) => this.#write(record), options);
   }

@@ -1,14 +1,20 @@
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { TransitionRecord } from './TransitionRecord.js';
+import type { PriceTable } from '../budget/PriceTable.js';
 import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
 
 /** Options for a {@link TransitionRecorder}. */
 export interface TransitionRecorderOptions {
   /** Receives each record as it happens; without it the records are kept in {@link TransitionRecorder.records}. */
   onTransition?: (record: TransitionRecord) => void;
-  /** Prices model calls for `costUsd` (left undefined without it, or when a step's usage names no model). */
+  /**
+   * Prices model calls for `costUsd` (default: the price table budgets use, {@link prices} first).
+   * A step whose usage names no model (a plain node's `usage`), or a model no table names, has none.
+   */
   costOf?: CostOf;
+  /** Your own prices (USD per million input / output tokens by model id), before the defaults. */
+  prices?: Readonly<PriceTable>;
 }
 
 /**
@@ -32,7 +38,7 @@ export class TransitionRecorder implements TraceRecorder {
     const keep = (record: TransitionRecord): void => {
       this.records.push(record);
     };
-    this.#tracker = new TransitionTracker(options.onTransition ?? keep, { costOf: options.costOf });
+    this.#tracker = new TransitionTracker(options.onTransition ?? keep, options);
   }
 
   record(event: TraceEvent): void {

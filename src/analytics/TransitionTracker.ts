@@ -1,4 +1,5 @@
 import { END } from '../graph/END.js';
+import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
 import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 
 /** The fields of an event the tracker reads: a live event or a stored one (its JSON form) alike. */
@@ -13,6 +14,20 @@ export interface TrackedEvent {
 
 /** Prices a model call, for `costUsd`: USD for its input and output tokens, or undefined when unknown. */
 export type CostOf = (model: string, inputTokens: number, outputTokens: number) => number | undefined;
+
+/** How a tracker prices model calls: your own function, or a price table (your entries first, then the defaults budgets use). */
+export interface CostOptions {
+  costOf?: CostOf;
+  prices?: Readonly<PriceTable>;
+}
+
+/** Prices a model call from the price tables budgets use: undefined for a model neither table names. */
+export function priceTableCost(prices?: Readonly<PriceTable>): CostOf {
+  return (model, input, output) => {
+    const price = priceFor(model, prices);
+    return price === null ? undefined : costOf(price, input, output);
+  };
+}
 
 /** One run (or specialist run) being followed: where it is and what its current step spent. */
 interface OpenRun {
@@ -50,12 +65,12 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  */
 export class TransitionTracker {
   readonly #emit: (record: TransitionRecord) => void;
-  readonly #costOf: CostOf | undefined;
+  readonly #costOf: CostOf;
   readonly #open = new Map<string, OpenRun>();
 
-  constructor(emit: (record: TransitionRecord) => void, options: { costOf?: CostOf } = {}) {
+  constructor(emit: (record: TransitionRecord) => void, options: CostOptions = {}) {
     this.#emit = emit;
-    this.#costOf = options.costOf;
+    this.#costOf = options.costOf ?? priceTableCost(options.prices);
   }
 
   /** Follows one event. */
@@ -97,6 +112,8 @@ export class TransitionTracker {
       }
       case 'edge.traversed':
         return this.#edge(event);
+      case 'budget.exceeded':
+        return this.#budget(event);
       case 'run.completed': {
         const status = (event.run as { status?: unknown } | null)?.status;
         return this.#end(this.#key(event), event.at, typeof status === 'string' ? status : 'unknown');
@@ -157,7 +174,7 @@ export class TransitionTracker {
     const usage = event.usage as Usage;
     open.modelUsage = true;
     open.tokens += tokensOf(usage);
-    const cost = this.#costOf?.(String(event.model), usage?.inputTokens ?? 0, usage?.outputTokens ?? 0);
+    const cost = this.#costOf(String(event.model), usage?.inputTokens ?? 0, usage?.outputTokens ?? 0);
     if (cost !== undefined) open.costUsd = (open.costUsd ?? 0) + cost;
   }
 
@@ -172,6 +189,21 @@ export class TransitionTracker {
     }
     this.#record(open, String(event.to), event.at, label);
     open.from = String(event.to);
+    open.nodeType = 'node';
+    open.startedAt = null;
+  }
+
+  /** A spent budget ends the run (its status says so) or sends it to the graph's `onBudgetExceeded` node. */
+  #budget(event: TrackedEvent): void {
+    const open = this.#open.get(this.#key(event));
+    if (open === undefined) return;
+    const label = `budget:${String(event.budget)}`;
+    if (typeof event.handler !== 'string') {
+      open.endLabel = label;
+      return;
+    }
+    this.#record(open, event.handler, event.at, label);
+    open.from = event.handler;
     open.nodeType = 'node';
     open.startedAt = null;
   }

@@ -1,17 +1,15 @@
 import type { RunStore } from '../persistence/RunStore.js';
 import type { TransitionRecord } from './TransitionRecord.js';
-import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
+import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 
 /** Which stored runs {@link storedTransitions} reads. */
-export interface StoredTransitionsOptions {
+export interface StoredTransitionsOptions extends CostOptions {
   /** Only runs of this graph (by name). */
   graph?: string;
   /** Only runs created at or after this time (epoch ms or a Date). */
   since?: number | Date;
   /** At most this many runs, newest first (default: all). */
   limit?: number;
-  /** Prices model calls for `costUsd`. */
-  costOf?: CostOf;
 }
 
 /** Events read per page. */
@@ -36,7 +34,7 @@ export async function storedTransitions(store: RunStore, options: StoredTransiti
   });
   const chosen = runs.filter((run) => since === undefined || run.createdAt >= since).reverse();
   const records: TransitionRecord[] = [];
-  const tracker = new TransitionTracker((record) => records.push(record), { costOf: options.costOf });
+  const tracker = new TransitionTracker((record) => records.push(record), options);
   for (const run of chosen) {
     let afterSeq = 0;
     for (;;) {

@@ -79,6 +79,16 @@ describe('TransitionRecorder', () => {
     expect(hops(failed.records)).toEqual(['__start__>a:start:start', 'a>b:transition[0]:node', 'b>__end__:failed:failed:node']);
   });
 
+  it('records a spent budget as the end of the run, or as the hop to the graph’s onBudgetExceeded node', async () => {
+    const graph = () => new StateGraph({ name: 'spend', maxSteps: 50 }).addNode('a', () => 'x').addNode('b', () => 'y').addNode('person', () => 'handed over').start('a').addEdge('a', 'b').addEdge('b', 'a');
+    const stopped = new TransitionRecorder();
+    expect((await graph().run('go', { budget: { maxIterations: 3 }, recorders: [stopped] })).status).toBe('budget-exceeded');
+    expect(hops(stopped.records).at(-1)).toBe('a>__end__:budget-exceeded:budget:maxIterations:node');
+    const handed = new TransitionRecorder();
+    expect((await graph().onBudgetExceeded('person').run('go', { budget: { maxIterations: 3 }, recorders: [handed] })).status).toBe('completed');
+    expect(hops(handed.records).slice(-2)).toEqual(['a>person:budget:maxIterations:node', 'person>__end__:completed:end:node']);
+  });
+
   it('records a typed workflow the same way', async () => {
     const wf = Workflow.define<string>('typed').step(step('one', (_c, s: string) => `${s}1`)).then(step('two', (_c, s: string) => `${s}2`));
     const recorder = new TransitionRecorder();
@@ -129,6 +139,13 @@ describe('TransitionRecorder', () => {
     const last = streamed.records.at(-1)!;
     expect(last).toMatchObject({ from: 'ask', tokens: 15, nodeType: 'agent' });
     expect(last.costUsd).toBeCloseTo(0.019, 12);
+    // By default the price table budgets use: your own entries first (USD per million tokens).
+    const priced = new TransitionRecorder({ prices: { scripted: { input: 1, output: 2 } } });
+    for await (const _ of graph().stream('go', { recorders: [priced] })) void _;
+    expect(priced.records.at(-1)!.costUsd).toBeCloseTo((11 * 1 + 4 * 2) / 1_000_000, 15);
+    const free = new TransitionRecorder();
+    for await (const _ of graph().stream('go', { recorders: [free] })) void _;
+    expect(free.records.at(-1)!.costUsd).toBe(0);
   });
 
   it('follows a stored run across its wait and resume, and reads the same records back from the store', async () => {
