@@ -186,20 +186,25 @@ History of this benchmark (durable ÷ memory for the three runs above):
   21.95×, 28,123 / 44,509 / 38,595 bytes written per step, first-token overhead 1.04 ms, 200
   \`model.delta\` rows per 200-token answer;
 - commit 281fcb7 (step records, group commit, snapshots at waits/end/threshold), 2026-12-03:
-  7.41× / 7.78× / 6.43×, 2.6–4.3 KB written per step; re-run on 2026-12-04 before the changes
-  below, load 2.1: 9.69× / 9.94× / 6.75× (16.1 / 39.0 / 40.8 µs per step in memory, 255 / 274 /
+  7.41× / 7.78× / 6.43×, 2.6–4.3 KB written per step; the same write shape re-run at commit
+  f5ad476 on 2026-12-04, load 2.1: 9.69× / 9.94× / 6.75× (16.1 / 39.0 / 40.8 µs per step in memory, 255 / 274 /
   204 durable), 2,641 / 2,736 / 4,224 B written per step;
 - events as one row per commit, the in-flight node's entry out of the step records, cheaper
-  redaction (2026-12-04): that commit and this one run back to back at load 17–20: 7.28× / 10.00× /
-  5.37× before, 6.11× / 5.49× / 5.43× after (durable 663 / 877 / 653 → 400 / 588 / 328 µs per
-  step at that load), 2,596 → 1,656 B written per step on the 2-node loop.
+  redaction, no read-back of a new run row (2026-12-04). Both trees loaded in one process, the
+  four runs (memory/durable, before/after) alternated 15 times (7 at 4,000 steps), load 8–10:
+  durable ÷ memory 6.47× → 4.68×, 5.01× → 4.91×, 5.65× → 4.59×; a durable step costs 0.75×,
+  0.81×, 0.73× what it did (117 → 74, 127 → 94, 102 → 71 µs). This benchmark run back to back with
+  the same run of commit f5ad476 (load 10–11) gave 5.40× / 8.67× / 6.20× before and the figures
+  above after (the load moves single runs this much); bytes written per step 2,662 → 1,747 on the
+  2-node loop.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): the step targets are not met. The budget they leave a durable step is about one
-in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A profile of the durable loop (node --cpu-prof) at this
-commit: XState's own transition about 30 %, building, redacting and encoding three events per step
+in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
+profile of the durable loop (node --cpu-prof) at this commit: XState's own transition about 30 %, building, redacting and encoding three events per step
 about 20 %, the step record (diff, scrub, encode) about 14 %, SQLite's transaction about 12 %,
 garbage collection about 13 %. The first-token figure swings with the load by more than the target
-(−3.2 ms at load 2.1, +9.7 ms at load 18); a durable run's first node starts about 0.6 ms later than
+(−3.2 ms at load 2.1, +9.7 ms at load 18, +1.7 ms above at load 11), so it is not shown to be
+met; a durable run's first node starts about 0.6 ms later than
 in memory at load 19 (the run row is inserted and read back first).`,
 );
