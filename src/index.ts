@@ -129,6 +129,13 @@ export {
 export { DEFAULT_PRICES, ModelPrice, PriceTable, priceFor, costOf } from './budget/PriceTable.js';
 /** For custom model clients: check the run's budget before a call and add its usage after (the built-in clients do). */
 export { beforeModelCall, recordModelUsage } from './budget/BudgetMeter.js';
+/** Step runners: how a leaf step executes (in process, or checkpointed per step in a store), and the operator's view of the records. */
+export { localStepRunner, type StepRunner, type StepCall } from './steps/StepRunner.js';
+export { checkpointingStepRunner } from './steps/checkpointingStepRunner.js';
+export { CheckpointManager, type RunStepState } from './steps/CheckpointManager.js';
+export { StepFailedError } from './steps/StepFailedError.js';
+/** A step as `checkpointingStepRunner` records it in a store. */
+export { StepRecord, StepStatus } from './persistence/RunStore.js';
 /** A budget option out of range, a model call refused by a spent budget, or a model with no price under maxCost. */
 export { BudgetError, type BudgetErrorCode } from './errors/BudgetError.js';
 /** Everything a run reports. */

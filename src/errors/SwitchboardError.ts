@@ -26,6 +26,8 @@ export const SWITCHBOARD_ERROR_CODES = [
   'invalid_budget',
   'budget_exceeded',
   'price_missing',
+  // Step runners: a step recorded as FAILED was reached again without being reset.
+  'step_failed',
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
   'callback_failed',
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.

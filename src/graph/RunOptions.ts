@@ -4,6 +4,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { DurableOptions } from './durable/DurableOptions.js';
 import type { BudgetOptions } from '../budget/Budget.js';
+import type { StepRunner } from '../steps/StepRunner.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { catchThenable } from './catchThenable.js';
 
@@ -47,6 +48,12 @@ export interface RunOptions extends DurableOptions {
    * Kept with a stored run, so a resumed run goes on from what it had spent.
    */
   budget?: BudgetOptions;
+  /**
+   * How each leaf step (node) executes: `localStepRunner()` (in process; the same as none) or
+   * `checkpointingStepRunner(store)` (each step recorded; a run started again with the same `runId`
+   * reuses the steps that completed).
+   */
+  stepRunner?: StepRunner;
 }
 
 /** What XState's `createActor` accepts as `inspect`: an observer or a function of inspection events. */

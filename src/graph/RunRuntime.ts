@@ -12,6 +12,7 @@ import { EventSink } from './EventSink.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 import type { NodeCall } from './NodeCall.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';
+import type { StepRunner } from '../steps/StepRunner.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -52,6 +53,8 @@ export class RunRuntime {
   nodeCall: NodeCall | null = null;
   /** What the run has spent against its budgets, live (null for a run without a budget); set when a leg starts. */
   meter: BudgetMeter | null = null;
+  /** How the run's leaf steps execute (`RunOptions.stepRunner`); null: in this process, directly. */
+  stepRunner: StepRunner | null = null;
 
   #trace: TraceContext | null = null;
   /** The run's place in its trace; set from the machine context when the run starts or restores. */

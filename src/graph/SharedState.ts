@@ -89,6 +89,17 @@ export class SharedState extends Map<string, unknown> {
     super.set(key, value);
   }
 
+  /** The changes since the last {@link takeDelta}, or null, without forgetting them. */
+  peekDelta(): StateDelta | null {
+    if (this.#changed.size === 0) return null;
+    const delta: StateDelta = { set: {}, deleted: [] };
+    for (const key of this.#changed) {
+      if (super.has(key)) delta.set[key] = super.get(key);
+      else delta.deleted.push(key);
+    }
+    return delta;
+  }
+
   /** Returns the changes since the last call, or null when nothing changed, and forgets them. */
   takeDelta(): StateDelta | null {
     if (this.#changed.size === 0) return null;

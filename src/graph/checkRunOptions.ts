@@ -45,6 +45,8 @@ export function checkRunOptions(options: RunOptions | Partial<ResumeOptions>, wh
     if (missing.length > 0) fail(`${where}.store`, `a RunStore (SqliteRunStore, PostgresRunStore or one with ${missing.join(', ')})`, o.store);
   }
   if ('budget' in o && o.budget !== undefined) initialBudget(o.budget, `${where}.budget`);
+  const runner = (o as RunOptions).stepRunner;
+  if (runner !== undefined && !(isObject(runner) && typeof runner.run === 'function')) fail(`${where}.stepRunner`, 'a StepRunner (localStepRunner(), checkpointingStepRunner(store) or an object with run(call, execute))', runner);
   if (o.owner !== undefined && (typeof o.owner !== 'string' || o.owner.trim() === '')) fail(`${where}.owner`, 'a non-blank string', o.owner);
   if (o.leaseMs !== undefined && (typeof o.leaseMs !== 'number' || !Number.isInteger(o.leaseMs) || o.leaseMs < 1 || o.leaseMs > 2_147_483_647)) {
     fail(`${where}.leaseMs`, 'a positive integer number of milliseconds (at most 2147483647)', o.leaseMs);

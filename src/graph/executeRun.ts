@@ -53,6 +53,7 @@ export async function executeRun(
   const runId = options.runId ?? randomUUID();
   const { session, clock, onEvent, recorders } = options;
   const runtime = new RunRuntime({ runId, session, streaming, clock, onEvent, listener, recorders });
+  runtime.stepRunner = options.stepRunner ?? null;
   if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Nothing persists this run while a node is in flight, so its nodes need no child actors; an

@@ -7,6 +7,8 @@ import { nodeEmitter, runNode } from './runNode.js';
 import { runtimeOf } from './RunRuntime.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import type { StepCall } from '../steps/StepRunner.js';
+import type { WorkflowContext } from './WorkflowContext.js';
 
 /** Where a node execution gets its abort signal: read only when the node asks for it. */
 export interface SignalSource {
@@ -30,7 +32,14 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   ctx.beginStep(input.step, abort, runtime.listening ? nodeEmitter(runtime, input.runId, node.id) : null);
   const started = runtime.clock.now();
   const meter = runtime.meter;
-  const result = meter === null ? await runNode(node.node, node.id, ctx, input.request, runtime) : await meter.scope(() => runNode(node.node, node.id, ctx, input.request, runtime));
+  const execute = () => runNode(node.node, node.id, ctx, input.request, runtime);
+  const runner = runtime.stepRunner;
+  const result =
+    runner === null
+      ? meter === null
+        ? await execute()
+        : await meter.scope(execute)
+      : await runner.run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute));
   const durationMs = runtime.clock.now() - started;
   // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,
   // so they see the node they route from and its result (the machine's state gets them on settle).
@@ -43,6 +52,24 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   const spent = meter?.check(input.step) ?? null;
   if (spent !== null) choice.budget = spent;
   return { result, durationMs, decision: choice };
+}
+
+/** The step as a step runner sees it. */
+function stepCall(machine: AnyActorRef, nodeId: string, input: NodeActorInput, ctx: WorkflowContext): StepCall {
+  const graph = (machine.getSnapshot() as { context: GraphMachineContext }).context.graph;
+  return {
+    runId: input.runId,
+    graph,
+    nodeId,
+    step: input.step,
+    key: `${input.step}:${nodeId}`,
+    writes: () => ctx.state.peekDelta(),
+    replay: (writes) => {
+      if (writes === null) return;
+      for (const [key, value] of Object.entries(writes.set)) ctx.state.set(key, value);
+      for (const key of writes.deleted) ctx.state.delete(key);
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
-import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type NewRun, type RunFilter, type RunPatch, type RunStore, type StoredEvent } from './RunStore.js';
+import { FINISHED_STATUSES, SNAPSHOT_SCHEMA_VERSION, type RunRecord, type NewRun, type RunFilter, type RunPatch, type RunStore, type StepRecord, type StoredEvent } from './RunStore.js';
+import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { checkNewRun, checkPatch } from './checkStoreInput.js';
 import { decodeStored, encodeStored } from './storedJson.js';
@@ -53,6 +54,8 @@ export class MemoryRunStore implements RunStore {
   readonly #events = new Map<string, { events: HeldEvent[]; seqs: Set<number> }>();
   /** Journal entries by run id (a specialist's are under its own run id, which has no run row), then step and key. */
   readonly #journal = new Map<string, Map<string, string>>();
+  /** Step records of `checkpointingStepRunner` by run id, then step key. */
+  readonly #stepRecords = new Map<string, Map<string, { step: number; text: string }>>();
   /** Finished run ids in the order they finished (a Set keeps insertion order). */
   readonly #finished = new Set<string>();
   readonly #now: () => number;
@@ -183,6 +186,23 @@ export class MemoryRunStore implements RunStore {
     if (journal === undefined) this.#journal.set(runId, (journal = new Map()));
     const k = journalKey(step, key);
     if (!journal.has(k)) journal.set(k, text);
+  }
+
+  async putStepRecord(record: StepRecord): Promise<void> {
+    const text = encodeStepRecord(record, this.#limit);
+    let steps = this.#stepRecords.get(record.runId);
+    if (steps === undefined) this.#stepRecords.set(record.runId, (steps = new Map()));
+    steps.set(record.key, { step: record.step, text });
+  }
+
+  async listStepRecords(runId: string): Promise<StepRecord[]> {
+    const steps = [...(this.#stepRecords.get(runId)?.values() ?? [])].sort((a, b) => a.step - b.step);
+    return steps.map((s) => decodeStepRecord(s.text, runId));
+  }
+
+  async deleteStepRecords(runId: string, keys: readonly string[]): Promise<void> {
+    const steps = this.#stepRecords.get(runId);
+    for (const key of keys) steps?.delete(key);
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {

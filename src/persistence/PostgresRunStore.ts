@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
+import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StepRecord, StoredEvent } from './RunStore.js';
+import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
 import { eventRows, readEventRows, type ReadEventRow } from './eventRows.js';
@@ -243,6 +244,23 @@ export class PostgresRunStore implements RunStore {
       text,
       this.#now(),
     ]);
+  }
+
+  async putStepRecord(record: StepRecord): Promise<void> {
+    const text = encodeStepRecord(record, this.#limit);
+    await this.#query(
+      'INSERT INTO step_runs (run_id, step_key, step, data) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, step_key) DO UPDATE SET step = EXCLUDED.step, data = EXCLUDED.data',
+      [record.runId, record.key, record.step, text],
+    );
+  }
+
+  async listStepRecords(runId: string): Promise<StepRecord[]> {
+    const res = await this.#query<{ data: string }>('SELECT data FROM step_runs WHERE run_id = $1 ORDER BY step, step_key', [runId]);
+    return res.rows.map((row) => decodeStepRecord(row.data, runId));
+  }
+
+  async deleteStepRecords(runId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length > 0) await this.#query('DELETE FROM step_runs WHERE run_id = $1 AND step_key = ANY($2)', [runId, [...keys]]);
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {

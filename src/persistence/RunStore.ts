@@ -59,6 +59,31 @@ export const StoredEvent = z.object({
 /** One stored event. */
 export type StoredEvent = z.infer<typeof StoredEvent>;
 
+/** Where a step run by `checkpointingStepRunner` stands. */
+export const StepStatus = z.enum(['RUNNING', 'COMPLETED', 'FAILED']);
+/** Where a step run by `checkpointingStepRunner` stands. */
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/**
+ * One step of a run as `checkpointingStepRunner` records it: `key` is `<step>:<nodeId>` (the 1-based
+ * step number and the node), `output` the node's result and `writes` its shared-state changes once
+ * COMPLETED, `error` once FAILED; `attempts` counts the executions.
+ */
+export const StepRecord = z.object({
+  runId: z.string(),
+  key: z.string(),
+  nodeId: z.string(),
+  step: z.number().int(),
+  status: StepStatus,
+  output: z.unknown(),
+  writes: z.object({ set: z.record(z.string(), z.unknown()), deleted: z.array(z.string()) }).nullable(),
+  error: z.object({ name: z.string(), code: z.string(), message: z.string() }).nullable(),
+  attempts: z.number().int(),
+  updatedAt: z.number(),
+});
+/** One step of a run as `checkpointingStepRunner` records it. */
+export type StepRecord = z.infer<typeof StepRecord>;
+
 /** Filters for {@link RunStore.listRuns}. */
 export interface RunFilter {
   status?: StoredRunStatus;
@@ -101,6 +126,12 @@ export interface RunStore {
   getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined>;
   /** Records a side effect's result; the first record for a key wins. */
   putJournal(runId: string, step: number, key: string, value: unknown): Promise<void>;
+  /** Writes (or replaces) a step record of `checkpointingStepRunner`. Optional: stores without it cannot checkpoint steps. */
+  putStepRecord?(record: StepRecord): Promise<void>;
+  /** The step records of a run, in step order. */
+  listStepRecords?(runId: string): Promise<StepRecord[]>;
+  /** Removes the step records of a run with the given keys. */
+  deleteStepRecords?(runId: string, keys: readonly string[]): Promise<void>;
   /** Total bytes held for a run (snapshot with its step records, events, journal): for measurements and `show`. */
   sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }>;
   close(): Promise<void>;

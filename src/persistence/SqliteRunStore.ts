@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StoredEvent } from './RunStore.js';
+import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StepRecord, StoredEvent } from './RunStore.js';
+import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
 import { eventRows, readEventRows, type EventRow, type ReadEventRow } from './eventRows.js';
@@ -188,6 +189,30 @@ export class SqliteRunStore implements RunStore {
     this.#guard('writing the journal', () =>
       this.#sql('INSERT INTO journal (run_id, step, call_key, value, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING').run(runId, step, key, text, this.#now()),
     );
+  }
+
+  async putStepRecord(record: StepRecord): Promise<void> {
+    const text = encodeStepRecord(record, this.#limit);
+    this.#guard('writing a step record', () =>
+      this.#sql('INSERT INTO step_runs (run_id, step_key, step, data) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, step_key) DO UPDATE SET step = excluded.step, data = excluded.data').run(
+        record.runId,
+        record.key,
+        record.step,
+        text,
+      ),
+    );
+  }
+
+  async listStepRecords(runId: string): Promise<StepRecord[]> {
+    const rows = this.#guard('reading step records', () => this.#sql('SELECT data FROM step_runs WHERE run_id = ? ORDER BY step, step_key').all(runId)) as Array<{ data: string }>;
+    return rows.map((row) => decodeStepRecord(row.data, runId));
+  }
+
+  async deleteStepRecords(runId: string, keys: readonly string[]): Promise<void> {
+    const remove = this.#sql('DELETE FROM step_runs WHERE run_id = ? AND step_key = ?');
+    this.#guard('deleting step records', () => {
+      for (const key of keys) remove.run(runId, key);
+    });
   }
 
   async sizeOf(runId: string): Promise<{ snapshotBytes: number; eventBytes: number; journalBytes: number }> {

@@ -31,6 +31,13 @@ CREATE TABLE IF NOT EXISTS steps (
   data ${json} NOT NULL,
   PRIMARY KEY (run_id, n)
 );
+CREATE TABLE IF NOT EXISTS step_runs (
+  run_id TEXT NOT NULL,
+  step_key TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  data ${json} NOT NULL,
+  PRIMARY KEY (run_id, step_key)
+);
 CREATE TABLE IF NOT EXISTS journal (
   run_id TEXT NOT NULL,
   step INTEGER NOT NULL,

@@ -25,6 +25,8 @@ export interface ResumeOptions extends DurableOptions {
   clock?: Clock;
   /** Use nodes' `executeStream` (default false). */
   streaming?: boolean;
+  /** How the resumed leg's steps execute (see `RunOptions.stepRunner`). */
+  stepRunner?: RunOptions['stepRunner'];
 }
 
 /** The default lease length. */

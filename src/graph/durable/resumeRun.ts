@@ -148,6 +148,7 @@ export async function resumeRun(
     journal: inMemory ? null : storeJournal(store),
     seq: lastSeq,
   });
+  runtime.stepRunner = options.stepRunner ?? null;
   const snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
   runtime.trace = snapshot.context.trace;
   const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;

@@ -59,6 +59,7 @@ export async function runDurable(
     recorders: options.recorders,
     journal: storeJournal(store),
   });
+  runtime.stepRunner = options.stepRunner ?? null;
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Events of the initial transition happen inside createActor, before the run row exists.
   const early = new MemoryRecorder();

@@ -1,0 +1,80 @@
+import type { AgentResult } from '../graph/AgentNode.js';
+import { SwitchboardError, serializeError } from '../errors/SwitchboardError.js';
+import type { RunStore, StepRecord } from '../persistence/RunStore.js';
+import { StepFailedError } from './StepFailedError.js';
+import type { StepCall, StepRunner } from './StepRunner.js';
+
+/** The store methods a checkpointing runner needs (every built-in store has them). */
+export type StepRecordStore = Required<Pick<RunStore, 'putStepRecord' | 'listStepRecords' | 'deleteStepRecords'>>;
+
+/** Checks that `store` keeps step records; throws a `store_config` error naming what is missing otherwise. */
+export function stepRecordStore(store: RunStore, where: string): StepRecordStore {
+  const missing = (['putStepRecord', 'listStepRecords', 'deleteStepRecords'] as const).filter((m) => typeof store?.[m] !== 'function');
+  if (missing.length > 0) {
+    throw new SwitchboardError(`${where}: the store cannot keep step records (it lacks ${missing.join(', ')}); use SqliteRunStore, PostgresRunStore or MemoryRunStore`, { code: 'store_config' });
+  }
+  return store as StepRecordStore;
+}
+
+/**
+ * A step runner that records every step in `store` as RUNNING, then COMPLETED with its output and
+ * its shared-state writes, or FAILED with its error. A run started again with the same `runId`
+ * reuses each COMPLETED step (its output and writes, without executing it) and runs the rest; a
+ * FAILED step is not retried by itself — it fails again with `step_failed` until it is reset with
+ * `CheckpointManager.resetFailedSteps(runId)`.
+ *
+ * @example
+ * const runner = checkpointingStepRunner(store);
+ * await graph.run(input, { runId: 'order-42', stepRunner: runner }); // step 3 fails (an outage)
+ * await new CheckpointManager(store).resetFailedSteps('order-42');
+ * await graph.run(input, { runId: 'order-42', stepRunner: runner }); // steps 1-2 reused, 3 runs again
+ */
+export function checkpointingStepRunner(store: RunStore, options: { now?: () => number } = {}): StepRunner {
+  const steps = stepRecordStore(store, 'checkpointingStepRunner()');
+  const now = options.now ?? Date.now;
+  // The records of a run are read once per run (per runner), then kept in step as they are written.
+  const known = new Map<string, Promise<Map<string, StepRecord>>>();
+  const recordsOf = (runId: string) => {
+    let records = known.get(runId);
+    if (records === undefined) {
+      records = steps.listStepRecords(runId).then((list) => new Map(list.map((r) => [r.key, r])));
+      known.set(runId, records);
+      // A failed read is not kept: the next step reads again.
+      records.catch(() => known.delete(runId));
+    }
+    return records;
+  };
+  const write = async (records: Map<string, StepRecord>, record: StepRecord) => {
+    await steps.putStepRecord(record);
+    records.set(record.key, record);
+  };
+  return {
+    name: 'checkpointing',
+    async run(call: StepCall, execute: () => Promise<AgentResult | null>): Promise<AgentResult | null> {
+      const records = await recordsOf(call.runId);
+      const found = records.get(call.key);
+      if (found?.status === 'COMPLETED') {
+        call.replay(found.writes);
+        return (found.output ?? null) as AgentResult | null;
+      }
+      if (found?.status === 'FAILED') {
+        throw new StepFailedError(
+          `step ${call.key} of run ${call.runId} failed before (${found.error?.message ?? 'no message'}); failed steps are not retried by themselves: reset them with CheckpointManager.resetFailedSteps("${call.runId}") or \`switchboard retry ${call.runId}\``,
+          call.runId,
+          call.key,
+        );
+      }
+      const base = { runId: call.runId, key: call.key, nodeId: call.nodeId, step: call.step, attempts: (found?.attempts ?? 0) + 1 };
+      await write(records, { ...base, status: 'RUNNING', output: null, writes: null, error: null, updatedAt: now() });
+      let output: AgentResult | null;
+      try {
+        output = await execute();
+      } catch (error) {
+        await write(records, { ...base, status: 'FAILED', output: null, writes: null, error: serializeError(error), updatedAt: now() });
+        throw error;
+      }
+      await write(records, { ...base, status: 'COMPLETED', output, writes: call.writes(), error: null, updatedAt: now() });
+      return output;
+    },
+  };
+}

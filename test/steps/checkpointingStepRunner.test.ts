@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CheckpointManager,
+  END,
+  StateGraph,
+  StepFailedError,
+  Workflow,
+  checkpointingStepRunner,
+  localStepRunner,
+  step,
+  type RunStore,
+} from '../../src/index.js';
+import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+
+/** Counts executions per step; the third step fails while `outage.on` is true (a transient fault). */
+function counters() {
+  const runs: Record<string, number> = { one: 0, two: 0, three: 0, four: 0 };
+  const outage = { on: true };
+  return { runs, outage };
+}
+
+function pipeline({ runs, outage }: ReturnType<typeof counters>) {
+  return new StateGraph({ name: 'pipeline' })
+    .addNode('one', (ctx, request) => {
+      runs.one! += 1;
+      ctx.put('fetched', `${String(request.input)}:fetched`);
+      return `${String(request.input)}-1`;
+    })
+    .addNode('two', (ctx, request) => {
+      runs.two! += 1;
+      ctx.put('priced', 42);
+      return `${String(request.input)}-2`;
+    })
+    .addNode('three', (ctx, request) => {
+      runs.three! += 1;
+      if (outage.on) throw new Error('upstream 503');
+      return `${String(request.input)}-3 (${String(ctx.get('fetched'))}, ${String(ctx.get('priced'))})`;
+    })
+    .addNode('four', (_ctx, request) => {
+      runs.four! += 1;
+      return `${String(request.input)}-4`;
+    })
+    .start('one')
+    .addEdge('one', 'two')
+    .addEdge('two', 'three')
+    .addEdge('three', 'four')
+    .addEdge('four', END);
+}
+
+function flow({ runs, outage }: ReturnType<typeof counters>) {
+  return Workflow.define<string>('flow')
+    .step(step('one', (_c, s: string) => ((runs.one! += 1), `${s}-1`), { updateContext: (ctx, out) => ctx.mutate().with('fetched', out).build() }))
+    .then(step('two', (_c, s: string) => ((runs.two! += 1), `${s}-2`)))
+    .then(
+      step('three', (ctx, s: string) => {
+        runs.three! += 1;
+        if (outage.on) throw new Error('upstream 503');
+        return `${s}-3 (${String(ctx.get('fetched' as never))})`;
+      }),
+    )
+    .then(step('four', (_c, s: string) => ((runs.four! += 1), `${s}-4`)));
+}
+
+const targets: Array<[string, () => StoreTarget]> = [
+  ['MemoryRunStore', memoryTarget],
+  ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
+];
+const open: StoreTarget[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+});
+const storeOf = (make: () => StoreTarget): RunStore => {
+  const t = make();
+  open.push(t);
+  return t.store;
+};
+
+describe.each(targets)('checkpointingStepRunner with step records in %s', (_name, make) => {
+  it('a graph whose third step failed once: after resetFailedSteps, the same run id reuses steps one and two and ends as an uninterrupted run', async () => {
+    const store = storeOf(make);
+    const reference = counters();
+    reference.outage.on = false;
+    const uninterrupted = await pipeline(reference).run('order', { runId: 'ref', stepRunner: localStepRunner() });
+
+    const c = counters();
+    const runner = checkpointingStepRunner(store);
+    const first = await pipeline(c).run('order', { runId: 'order-42', stepRunner: runner });
+    expect(first.status).toBe('failed');
+    expect(c.runs).toEqual({ one: 1, two: 1, three: 1, four: 0 });
+    const manager = new CheckpointManager(store);
+    const state = await manager.getRunState('order-42');
+    expect(state.steps.map((s) => [s.key, s.status])).toEqual([['1:one', 'COMPLETED'], ['2:two', 'COMPLETED'], ['3:three', 'FAILED']]);
+    expect(state.steps[0]!.output).toEqual({ outputText: 'order-1' });
+    expect(state.steps[2]!.error?.message).toContain('upstream 503');
+
+    // Not retried by itself: the same run id fails again at the failed step, without executing it.
+    const again = await pipeline(c).run('order', { runId: 'order-42', stepRunner: checkpointingStepRunner(store) });
+    expect(again.status).toBe('failed');
+    expect(again.error).toBeInstanceOf(StepFailedError);
+    expect(c.runs).toEqual({ one: 1, two: 1, three: 1, four: 0 });
+
+    c.outage.on = false;
+    expect(await manager.resetFailedSteps('order-42')).toEqual(['3:three']);
+    const retried = await pipeline(c).run('order', { runId: 'order-42', stepRunner: checkpointingStepRunner(store) });
+    expect(c.runs).toEqual({ one: 1, two: 1, three: 2, four: 1 });
+    expect(retried.status).toBe('completed');
+    expect(retried.outputText).toBe(uninterrupted.outputText);
+    expect(retried.outputText).toBe('order-1-2-3 (order:fetched, 42)-4');
+    expect(retried.path).toEqual(uninterrupted.path);
+    expect(retried.state.get('priced')).toBe(42);
+    const after = await manager.getRunState('order-42');
+    expect(after.counts).toEqual({ RUNNING: 0, COMPLETED: 4, FAILED: 0 });
+    expect(after.steps.find((s) => s.key === '3:three')?.attempts).toBe(1);
+  });
+
+  it('a typed workflow: the same, with the context a reused step wrote restored', async () => {
+    const store = storeOf(make);
+    const reference = counters();
+    reference.outage.on = false;
+    const uninterrupted = await flow(reference).run('order');
+
+    const c = counters();
+    const first = await flow(c).run('order', { runId: 'wf-7', stepRunner: checkpointingStepRunner(store) });
+    expect(first.status).toBe('failed');
+    c.outage.on = false;
+    await new CheckpointManager(store).resetFailedSteps('wf-7');
+    const retried = await flow(c).run('order', { runId: 'wf-7', stepRunner: checkpointingStepRunner(store) });
+    expect(c.runs).toEqual({ one: 1, two: 1, three: 2, four: 1 });
+    expect(retried.status).toBe('completed');
+    expect(retried.output).toBe(uninterrupted.output);
+    expect(retried.output).toBe('order-1-2-3 (order-1)-4');
+  });
+});
+
+describe('step runners', () => {
+  it('localStepRunner runs every step as a run without a runner does', async () => {
+    const a = counters();
+    a.outage.on = false;
+    const b = counters();
+    b.outage.on = false;
+    const plain = await pipeline(a).run('x');
+    const local = await pipeline(b).run('x', { stepRunner: localStepRunner() });
+    expect(local.outputText).toBe(plain.outputText);
+    expect(b.runs).toEqual(a.runs);
+  });
+
+  it('refuses a runner that is not one, and a store that cannot keep step records', async () => {
+    const c = counters();
+    await expect(pipeline(c).run('x', { stepRunner: {} as never })).rejects.toThrow(/stepRunner must be a StepRunner/);
+    expect(() => checkpointingStepRunner({} as RunStore)).toThrow(/cannot keep step records/);
+  });
+});
