@@ -2,6 +2,7 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { AgentContext } from './AgentContext.js';
 import { checkStepName, step, type Step } from './Step.js';
+import { SubWorkflowWaiting } from './runSubWorkflow.js';
 import { WorkflowTermination, type TerminateStatus, WorkflowAbort } from './WorkflowAbort.js';
 
 /** The context key under which a step's output is recorded for `Steps.outputOf(name)`. */
@@ -33,7 +34,7 @@ export const Steps = {
           try {
             return await inner.execute(ctx, input);
           } catch (error) {
-            if (attempt >= retries || error instanceof WorkflowAbort || error instanceof WorkflowTermination) throw error;
+            if (attempt >= retries || error instanceof WorkflowAbort || error instanceof WorkflowTermination || error instanceof SubWorkflowWaiting) throw error;
           }
         }
       },

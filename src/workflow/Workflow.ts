@@ -18,7 +18,7 @@ import { workflowAsGraph } from './workflowAsGraph.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import type { PersonReply } from './personRouter.js';
-import { RUN_CHILD, runSubWorkflow, type SubWorkflowOutcome } from './runSubWorkflow.js';
+import { CAN_WAIT, RUN_CHILD, runSubWorkflow, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
 import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShortcut, type SupervisorShortcut } from './WorkflowShortcuts.js';
 
@@ -217,8 +217,14 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
   }
 
   /** @internal how the engine runs this workflow as a step: output and final context. */
-  [RUN_CHILD](ctx: AgentContext, input: unknown, scope?: StepScope): Promise<SubWorkflowOutcome> {
-    return runSubWorkflow(this, ctx, input, scope);
+  [RUN_CHILD](ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): Promise<SubWorkflowOutcome> {
+    return runSubWorkflow(this, ctx, input, scope, resume);
+  }
+
+  /** @internal whether a run of this workflow can wait for a person (then a parent waits with it). */
+  [CAN_WAIT](): boolean {
+    for (const rt of this.#compile().runtime.values()) if (rt.type === 'person' || rt.type === 'sub-wait') return true;
+    return false;
   }
 
   #built = false;

@@ -7,11 +7,13 @@ import type { Step } from './Step.js';
 import { READS_OUTPUT_OF } from './Steps.js';
 import type { ErrorHandler, FlowPredicate, WorkflowBlock } from './WorkflowBlock.js';
 import type { Recovery } from './runBranch.js';
+import { CAN_WAIT } from './runSubWorkflow.js';
 import type { WorkflowEdgeCondition, WorkflowGraph, WorkflowGraphEdge, WorkflowGraphNode } from './WorkflowGraph.js';
 
 /** How a node of the graph executes (kept beside the plain-data graph; keyed by node id). */
 export type NodeRuntime =
-  | { type: 'step'; step: Step; record: boolean; handlers: ErrorHandler[] }
+  | { type: 'step'; step: Step; record: boolean; handlers: ErrorHandler[]; waits?: string }
+  | { type: 'sub-wait'; step: string; workflow: string }
   | { type: 'gateway'; predicate: FlowPredicate }
   | { type: 'loop-entry'; loop: string; mode: 'while' | 'do' }
   | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
@@ -90,6 +92,13 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
   const stepPiece = (step: Step): Piece => {
     const at = stepNode(step, true);
     const exits: Exit[] = [{ from: at, condition: 'unconditional' }];
+    if (canWait(step)) {
+      // A sub-workflow that can wait for a person makes its parent wait here, then runs on with the reply.
+      const waits = add({ id: id(`${at}:waits`), type: 'gate', label: `${step.name}: a person decides` }, { type: 'sub-wait', step: at, workflow: step.name });
+      runtime.set(at, { ...(runtime.get(at) as Extract<NodeRuntime, { type: 'step' }>), waits });
+      edge(at, waits, 'gate', 'WAIT');
+      edge(waits, at, 'back-edge');
+    }
     handlers.forEach((handler, i) => {
       const recovery = stepNode(handler.recovery, false);
       edge(at, recovery, 'error', String(i));
@@ -272,6 +281,12 @@ function schemasOf(step: Step): WorkflowGraphNode['schemas'] | null {
 }
 
 /** True for a built workflow used as a step. */
+/** True for a built workflow used as a step that can wait for a person (a gate that asks one, at any depth). */
+function canWait(step: Step): boolean {
+  const can = (step as { [CAN_WAIT]?: () => boolean })[CAN_WAIT];
+  return typeof can === 'function' && can.call(step);
+}
+
 function isWorkflowStep(step: Step): boolean {
   return typeof (step as { compile?: unknown }).compile === 'function' && typeof (step as { toMachine?: unknown }).toMachine === 'function';
 }

@@ -6,7 +6,7 @@ import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import { AgentContext } from './AgentContext.js';
 import type { Step } from './Step.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
-import { RUN_CHILD, type SubWorkflowOutcome } from './runSubWorkflow.js';
+import { RUN_CHILD, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
 
 /** The engine's own bookkeeping keys in a graph's state: not part of a workflow's context. */
@@ -44,16 +44,16 @@ function parse(schema: ZodType, value: unknown, step: string, what: 'input' | 'o
  * `updateContext` with the output. The context the step sees has `CURRENT_STEP` set to it. A
  * sub-workflow reports its own steps in the run's trace under the step's path (`scope`).
  */
-export async function executeStep(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope): Promise<{ output: unknown; context: AgentContext }> {
+export async function executeStep(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): Promise<{ output: unknown; context: AgentContext }> {
   let context = ctx.get(AgentContext.CURRENT_STEP) === step.name ? ctx : ctx.mutate().with(AgentContext.CURRENT_STEP, step.name).build();
   const given = step.input === undefined ? input : parse(step.input, input, step.name, 'input');
-  const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown, scope?: StepScope) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
+  const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
   let output: unknown;
   if (child === undefined) {
     output = await step.execute(context, given);
   } else {
     // A sub-workflow: its final context is merged back (donor wins), but the run's own identity stays.
-    const done = await child.call(step, context, given, scope);
+    const done = await child.call(step, context, given, scope, resume);
     output = done.output;
     const merged = context.mergeFrom(AgentContext.from(done.context)).mutate();
     for (const key of [AgentContext.WORKFLOW_RUN_ID, AgentContext.WORKFLOW_NAME, AgentContext.CURRENT_STEP]) {

@@ -2,6 +2,7 @@ import { serializeError } from '../errors/SwitchboardError.js';
 import type { AgentContext } from './AgentContext.js';
 import { executeStep, matchesError } from './executeStep.js';
 import type { Step } from './Step.js';
+import { SubWorkflowWaiting } from './runSubWorkflow.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
 import { WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
@@ -53,7 +54,7 @@ export async function runBranch(nodeId: string, step: Step, recoveries: readonly
     try {
       return { ...(await laneStep(lane, nodeId, step, ctx, input)), ran, end: null };
     } catch (error) {
-      const recovery = earlyEndOf(error) === null ? recoveries.find((r) => matchesError(r.match, error)) : undefined;
+      const recovery = earlyEndOf(error) === null && !(error instanceof SubWorkflowWaiting) ? recoveries.find((r) => matchesError(r.match, error)) : undefined;
       if (recovery === undefined) throw error;
       const failed = ctx.mutate().with(WORKFLOW_KEYS.error, { step: step.name, ...serializeError(error) }).build();
       ran.push(recovery.nodeId);

@@ -18,6 +18,11 @@ export const gateKey = (gate: string): string => `workflow.gate:${gate}`;
 /** Branch outputs of a fork while it runs. */
 export const forkKey = (fork: string): string => `workflow.fork:${fork}`;
 
+/** The snapshot of a sub-workflow that waits for a person, held while its parent waits (by the parent's step node id). */
+export const heldChildKey = (step: string): string => `workflow.sub:${step}`;
+/** The person's reply for a waiting sub-workflow, taken by the parent's wait and handed to the child. */
+export const childReplyKey = (step: string): string => `workflow.sub:${step}:reply`;
+
 /** The route a node answers to end the run at once (abort, terminate, spent fuse). */
 export const END_ROUTE = 'workflow:end';
 

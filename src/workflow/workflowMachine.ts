@@ -14,7 +14,8 @@ import { AgentContext } from './AgentContext.js';
 import type { CompiledWorkflow, NodeRuntime } from './compileWorkflow.js';
 import { contextFromObject } from './executeStep.js';
 import { forkNode } from './forkNode.js';
-import { END_ROUTE, WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
+import { END_ROUTE, WORKFLOW_KEYS, childReplyKey, heldChildKey, type EarlyEnd } from './workflowKeys.js';
+import type { HeldChild } from './runSubWorkflow.js';
 import { finalResult, workflowNode } from './workflowNodes.js';
 import { personRouter, PersonReply, PERSON_REPLY_KEY } from './personRouter.js';
 
@@ -38,6 +39,9 @@ const routeOf: StateRouter = (_ctx, _request, result) => {
   const route = (result?.rawResponse as { route?: unknown } | undefined)?.route;
   return typeof route === 'string' ? route : null;
 };
+
+/** A sub-workflow's wait routes back to its step, whatever the reply. */
+const noRoute: StateRouter = () => null;
 
 const earlyEnd = (context: GraphMachineContext): EarlyEnd | null => {
   const raw = context.result?.rawResponse as EarlyEnd | undefined;
@@ -139,6 +143,14 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
         if (branch?.type !== 'step') throw new WorkflowExecutionError(`workflow "${graph.name}": fork branch "${id}" is not a step`, { code: 'internal' });
         return { id, step: branch.step, recoveries: rt.recoveries[id] ?? [] };
       })));
+    } else if (rt.type === 'sub-wait') {
+      const held = heldChildKey(rt.step);
+      nodeDefs.set(node.id, humanNode({
+        reason: (ctx) => `sub-workflow "${rt.workflow}" waits: ${(ctx.get(held) as HeldChild | undefined)?.reason ?? 'for a person'}`,
+        replyKey: childReplyKey(rt.step),
+        reply: PersonReply,
+        replyTo: 'state',
+      }));
     } else if (rt.type === 'person') {
       nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision: reply PASS or FAIL ("FAIL: why")`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
     } else if (node.id === graph.finishNode) {
@@ -164,11 +176,11 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     // A step's way on: its unconditional edge, or the back-edge that closes a loop or a gate's retry.
     // A person's FAIL goes on like an unconditional edge (their router answers nothing for it).
     const isDefault = (e: (typeof out)[number]) =>
-      e.condition === 'unconditional' || (e.condition === 'back-edge' && rt.type === 'step') || (rt.type === 'person' && e.label === 'FAIL');
+      e.condition === 'unconditional' || (e.condition === 'back-edge' && (rt.type === 'step' || rt.type === 'sub-wait')) || (rt.type === 'person' && e.label === 'FAIL');
     // Only steps and forks (abort, terminate) and loop nodes (the fuse) can end a run early.
     const routeMap: Record<string, string> = EARLY_ENDERS.has(rt.type) ? { [END_ROUTE]: END } : {};
     for (const e of out) if (!isDefault(e)) routeMap[e.label ?? e.condition] = e.to;
-    def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : routeOf, routeMap }]);
+    def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : rt.type === 'sub-wait' ? noRoute : routeOf, routeMap }]);
     const next = out.find(isDefault);
     def.transitions.set(id, [{ to: id === graph.finishNode ? END : (next?.to ?? END), condition: null }]);
   }

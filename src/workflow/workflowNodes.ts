@@ -9,6 +9,8 @@ import { outputKeyOf } from './Steps.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import { DEFAULT_LOOP_FUSE, END_ROUTE, WORKFLOW_KEYS, loopKey, type EarlyEnd } from './workflowKeys.js';
 import { runFanOut } from './runFanOut.js';
+import { SubWorkflowWaiting, type HeldChild } from './runSubWorkflow.js';
+import { childReplyKey, heldChildKey } from './workflowKeys.js';
 import { runtimeOfContext } from '../graph/RunRuntime.js';
 
 /** A result that hands `value` on (and, for text, shows it as the output text). */
@@ -49,15 +51,24 @@ function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): N
   return async (wctx, request) => {
     const before = contextFromState(wctx.state);
     const runtime = runtimeOfContext(wctx);
+    // A sub-workflow that waited continues from its held snapshot with the reply its parent's wait took.
+    const held = before.get(heldChildKey(nodeId)) as HeldChild | undefined;
+    const reply = before.get(childReplyKey(nodeId));
+    const resume = held !== undefined && reply !== undefined ? { held, reply } : undefined;
     try {
-      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId });
-      const after = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output).build() : context;
-      writeBack(wctx, before, after);
+      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId }, resume);
+      const done = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output) : context.mutate();
+      writeBack(wctx, before, done.without(heldChildKey(nodeId)).without(childReplyKey(nodeId)).build());
       return handOn(output);
     } catch (error) {
+      if (error instanceof SubWorkflowWaiting && rt.waits !== undefined) {
+        wctx.put(heldChildKey(nodeId), error.held);
+        wctx.state.delete(childReplyKey(nodeId));
+        return handOn(request.input, 'WAIT');
+      }
       if (error instanceof WorkflowAbort) return early(error.result, 'aborted');
       if (error instanceof WorkflowTermination) return early(error.message, error.status, error.message);
-      const index = rt.handlers.findIndex((h) => matchesError(h.match, error));
+      const index = error instanceof SubWorkflowWaiting ? -1 : rt.handlers.findIndex((h) => matchesError(h.match, error));
       if (index < 0) throw error;
       wctx.put(WORKFLOW_KEYS.error, { step: rt.step.name, ...serializeError(error) });
       return handOn(request.input, String(index));
@@ -125,6 +136,7 @@ export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
     case 'join':
     case 'fork':
     case 'person':
+    case 'sub-wait':
       return (_wctx, request) => handOn(request.input);
   }
 }
