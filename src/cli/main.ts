@@ -8,6 +8,7 @@ import { packageUrl } from './packageUrl.js';
 import { EXIT, EXIT_CODES_HELP } from './exitCodes.js';
 import { reportError } from './reportError.js';
 import { terminalText } from './terminalText.js';
+import { colourEnabled, colourText } from './colour.js';
 
 function version(): string {
   return (JSON.parse(readFileSync(packageUrl('package.json'), 'utf8')) as { version: string }).version;
@@ -30,6 +31,9 @@ export async function main(argv: string[]): Promise<number> {
   // Known before parsing, so that even a usage error is reported the way the caller asked.
   const json = hasFlag(argv, '--json');
   const debug = hasFlag(argv, '--debug');
+  // Colour only for people: on a terminal (or FORCE_COLOR), never under NO_COLOR or --json.
+  const colourOut = !json && colourEnabled(process.stdout, process.env);
+  const colourErr = !json && colourEnabled(process.stderr, process.env);
   const program = new Command('switchboard')
     .description('Multi-agent workflows as XState statecharts')
     .version(version(), '-v, --version')
@@ -40,14 +44,14 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError(!json)
     // Commander's own errors quote the command line, so they are escaped too; under --json an error
     // is one JSON object on stderr (written by reportError) instead.
-    .configureOutput({ writeErr: (text) => process.stderr.write(terminalText(text)), ...(json ? { outputError: () => undefined } : {}) })
+    .configureOutput({ writeErr: (text) => process.stderr.write(colourErr ? colourText(terminalText(text)) : terminalText(text)), ...(json ? { outputError: () => undefined } : {}) })
     .exitOverride();
   // The engine, the store and the graphs are imported on first use: `--version`, `--help` and a
   // usage error never load them.
   const graphsModule = () => (loaded ??= import('./loadGraphs.js').then((m) => m.loadGraphsModule(program.opts<{ graphs?: string }>().graphs)));
   const cli: CliContext = {
-    out: (text) => process.stdout.write(`${terminalText(text)}\n`),
-    err: (text) => process.stderr.write(`${terminalText(text)}\n`),
+    out: (text) => process.stdout.write(`${colourOut ? colourText(terminalText(text)) : terminalText(text)}\n`),
+    err: (text) => process.stderr.write(`${colourErr ? colourText(terminalText(text)) : terminalText(text)}\n`),
     setExitCode: (code) => {
       exitCode = code;
     },

@@ -16,8 +16,10 @@ export interface CliResult {
  * busy machine; it only ends a hang) is killed, so a hang fails the test instead of stalling it.
  */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; killAfterMs?: number; cwd?: string } = {}): Promise<CliResult> {
+  // Colour is off unless the test asks for it (a FORCE_COLOR in the runner's environment would colour every line).
+  const { FORCE_COLOR: _force, ...inherited } = process.env;
   const child = spawn(process.execPath, [new URL('../../bin/switchboard.js', import.meta.url).pathname, ...args], {
-    env: { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '', ...options.env },
+    env: { ...inherited, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });
