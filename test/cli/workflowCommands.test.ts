@@ -1,10 +1,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/runCli.js';
 
 const fixture = ['--graphs', 'test/fixtures/workflowGraphs.ts'];
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 const db = () => ['--db', join(mkdtempSync(join(tmpdir(), 'sb-cli-wf-')), 'runs.db')];
 
 describe('typed workflows in the CLI', () => {
@@ -68,6 +77,15 @@ describe('typed workflows in the CLI', () => {
     expect(record).toMatchObject({ status: 'completed', graph: 'review' });
     // The fork's branches are in the stored trace, each in its lane.
     expect(record.events.filter((e) => e.type === 'node.completed' && e.path !== 'root').map((e) => `${e.path} ${e.nodeId}`)).toEqual(['root/spell[1] spell', 'root/facts[2] facts']);
+  }, 300_000);
+
+  it('runs a workflow under the Stately inspector, answering its gate with --reply', async () => {
+    const port = await freePort();
+    const result = await runCli([...fixture, ...db(), 'inspect', 'the plan', '--graph', 'review', '--reply', 'PASS', '--no-wait', '--exit', '--port', String(port)]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`Stately inspector for graph "review": open http://127.0.0.1:${port}`);
+    expect(result.stdout).toMatch(/run \S+: waiting\npath: draft → fork → spell → facts → approval → approval:person\n/);
+    expect(result.stdout).toMatch(/run \S+: completed\n[\s\S]*answer: published draft of the plan/);
   }, 300_000);
 
   it('refuses a reply a gate cannot take, without moving the run; runs a workflow with a structured output', async () => {
