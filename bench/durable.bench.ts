@@ -201,10 +201,10 @@ History of this benchmark (durable ÷ memory for the three runs above):
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): the step targets are not met. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
-profile of the durable loop (node --cpu-prof) at this commit: XState's own transition about 30 %, building, redacting and encoding three events per step
-about 20 %, the step record (diff, scrub, encode) about 14 %, SQLite's transaction about 12 %,
+profile of the durable loop (node --cpu-prof) at this commit: XState's own transition about
+30 %, building, redacting and encoding three events per step about 20 %, the step record (diff, scrub, encode) about 14 %, SQLite's transaction about 12 %,
 garbage collection about 13 %. The first-token figure swings with the load by more than the target
 (−3.2 ms at load 2.1, +9.7 ms at load 18, +1.7 ms above at load 11), so it is not shown to be
-met; a durable run's first node starts about 0.6 ms later than
-in memory at load 19 (the run row is inserted and read back first).`,
+met; a durable run's first node starts 0.4–0.6 ms later than in
+memory at load 16–19 (the run row is inserted first; measured with a one-node graph, 250 runs).`,
 );

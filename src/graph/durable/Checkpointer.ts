@@ -8,7 +8,6 @@ import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { encodeStep } from './encodeStep.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
-import { toStoredEvent } from './toStoredEvent.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
 /** Step records written in one commit at most (a run whose nodes never yield still commits this often). */
@@ -18,7 +17,11 @@ export const SNAPSHOT_EVERY_STEPS = 1024;
 /** ...or once the step records since the last snapshot hold as many bytes as it did (at least this many). */
 export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
 
-/** Events that are live only: a stream's token deltas (the stored run keeps the model's response). */
+/**
+ * Events that are live only: a stream's token deltas (the stored run keeps the model's response).
+ * They keep their seq in the live stream, so the stored log skips those numbers; its readers go by
+ * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
+ */
 const LIVE_ONLY = new Set(['model.delta']);
 
 /** Options for a {@link Checkpointer}. */
@@ -108,7 +111,7 @@ export class Checkpointer implements TraceRecorder {
     if (LIVE_ONLY.has(event.type)) return;
     // A specialist's events (its own runId in the data) take the run's next seq: they belong in the
     // run's log, so a replay of the run sees its specialists too.
-    this.#events.push({ ...toStoredEvent(event), runId: this.#runId });
+    this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event });
   }
 
   /**
