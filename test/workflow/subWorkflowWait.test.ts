@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HumanGate, RunManager, SqliteRunStore, Workflow, step, type WorkflowEvent } from 'switchboard';
+import { createActor, toPromise, waitFor } from 'xstate';
+import { HumanGate, RunManager, SqliteRunStore, Workflow, step, type WorkflowEvent, type WorkflowMachineOutput } from 'switchboard';
 
 /** outer → middle → approval (a HumanGate): the innermost writes `prepared`, which the outer's last step reads. */
 function outerFlow() {
@@ -38,6 +39,17 @@ describe('a sub-workflow that waits for a person', () => {
     expect(done.path).toEqual(['intake', 'middle', 'middle', 'middle', 'ship']);
     // The held child and the reply are gone from the context once the child finished.
     expect(done.context.keys().filter((k) => k.startsWith('workflow.sub:'))).toEqual([]);
+  });
+
+  it('waits and continues the same way under plain XState (createActor, a human.reply event, toPromise)', async () => {
+    const actor = createActor(outerFlow().toMachine(), { input: { input: 'four' } as never });
+    actor.start();
+    const waiting = await waitFor(actor, (s) => (s.context as { status: string }).status === 'waiting');
+    expect((waiting.context as { waiting: { nodeId: string } }).waiting.nodeId).toBe('middle:waits');
+    actor.send({ type: 'human.reply', reply: 'PASS' } as never);
+    const out = (await toPromise(actor)) as unknown as WorkflowMachineOutput;
+    expect(out.status).toBe('completed');
+    expect(out.output).toBe('shipped signed prepared four (prepared: true)');
   });
 
   it('compiles the wait into the graph: a gate node after the step, WAIT to it and a back-edge to the step; a sub-workflow that cannot wait adds none', () => {
