@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { CheckpointManager } from '../../steps/CheckpointManager.js';
+import { excerpt } from '../format.js';
+import type { CliContext } from '../CliContext.js';
+
+/** `steps <runId>`: the steps `checkpointingStepRunner` recorded for a run, with status, attempts and output or error. */
+export function addStepsCommand(program: Command, cli: CliContext): void {
+  program
+    .command('steps <runId>')
+    .description('list the steps checkpointingStepRunner recorded for a run (status, attempts, output or error)')
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
+      const state = await new CheckpointManager((await cli.runs()).store).getRunState(runId);
+      if (opts.json) return cli.out(JSON.stringify(state));
+      if (state.steps.length === 0) return cli.out(`run ${runId} has no recorded steps (runs record them with checkpointingStepRunner)`);
+      const width = Math.max(...state.steps.map((s) => s.key.length));
+      for (const s of state.steps) {
+        const detail = s.status === 'FAILED' ? `error: ${s.error?.message ?? ''}` : s.status === 'COMPLETED' ? `output: ${JSON.stringify(s.output)}` : '';
+        cli.out(`${s.key.padEnd(width)}  ${s.status.padEnd(9)}  attempts ${s.attempts}  ${excerpt(detail, 100)}`);
+      }
+      const { COMPLETED, FAILED, RUNNING } = state.counts;
+      cli.out(`${COMPLETED} completed, ${FAILED} failed, ${RUNNING} running`);
+    });
+}
