@@ -134,6 +134,7 @@ export { localStepRunner, type StepRunner, type StepCall } from './steps/StepRun
 export { checkpointingStepRunner } from './steps/checkpointingStepRunner.js';
 export { CheckpointManager, type RunStepState } from './steps/CheckpointManager.js';
 export { StepFailedError } from './steps/StepFailedError.js';
+export { retryRun, type RetryOutcome } from './steps/retryRun.js';
 /** A step as `checkpointingStepRunner` records it in a store. */
 export { StepRecord, StepStatus } from './persistence/RunStore.js';
 /** A budget option out of range, a model call refused by a spent budget, or a model with no price under maxCost. */

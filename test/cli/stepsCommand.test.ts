@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,4 +37,38 @@ describe('switchboard steps', () => {
     expect(state.steps.map((s) => `${s.key}=${s.status}`)).toEqual(['1:one=COMPLETED', '2:two=COMPLETED', '3:three=FAILED']);
     expect(none.stdout).toContain('has no recorded steps');
   }, 120_000);
+});
+
+describe('switchboard retry', () => {
+  it('retries a run whose third step failed once: steps one and two are not executed again, and the answer equals an uninterrupted run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-retry-'));
+    const db = join(dir, 'runs.db');
+    const counted = join(dir, 'count.txt');
+    const base = ['--graphs', 'test/fixtures/flakyGraphs.ts', '--db', db];
+    const env = { SWITCHBOARD_DATABASE_URL: '', FLAKY_COUNT_FILE: counted };
+    const reference = await runCli([...base, 'start', 'flaky', 'order', '--json'], { env: { SWITCHBOARD_DATABASE_URL: '' } });
+    expect(reference.status, reference.stderr).toBe(0);
+    const uninterrupted = JSON.parse(reference.stdout) as { outputText: string };
+
+    const failed = await runCli([...base, 'start', 'flaky', 'order', '--checkpoint-steps', '--json'], { env: { ...env, FLAKY_OUTAGE: '1' } });
+    expect(failed.status).toBe(1);
+    const runId = (JSON.parse(failed.stdout) as { runId: string; status: string }).runId;
+    expect(readFileSync(counted, 'utf8').trim().split('\n')).toEqual(['one', 'two', 'three']);
+    const steps = await runCli([...base, 'steps', runId], { env });
+    expect(steps.stdout).toContain('2 completed, 1 failed, 0 running');
+
+    const retried = await runCli([...base, 'retry', runId], { env });
+    expect(retried.status, retried.stderr).toBe(0);
+    expect(retried.stdout).toContain('reset: 3:three');
+    expect(retried.stdout).toContain(`run ${runId}: completed`);
+    expect(retried.stdout).toContain(`answer: ${uninterrupted.outputText}`);
+    expect(uninterrupted.outputText).toBe('order-1-2-3 (order:fetched)-4');
+    expect(readFileSync(counted, 'utf8').trim().split('\n')).toEqual(['one', 'two', 'three', 'three', 'four']);
+
+    const shown = await runCli([...base, 'show', runId, '--json'], { env });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ runId, status: 'completed' });
+    const again = await runCli([...base, 'retry', runId], { env });
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('only a failed run can be retried');
+  }, 180_000);
 });

@@ -15,6 +15,7 @@ import { MessageText } from '../../input/RunText.js';
 import { ReplyValue } from '../../input/ReplyValue.js';
 import { wholeNumber } from '../../input/wholeNumber.js';
 import { findGraph } from './findGraph.js';
+import { checkpointingStepRunner } from '../../steps/checkpointingStepRunner.js';
 
 /** The runs as `GET /api/runs` lists them: each with the input its first event recorded. */
 async function summaries(runs: RunManager, records: RunRecord[]) {
@@ -42,11 +43,14 @@ export function addRunCommands(program: Command, cli: CliContext): void {
   program
     .command('start <graph> <input>')
     .description('start a stored run of a graph (see --graphs) with a text input')
+    .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones')
     .option('--json', 'print JSON')
-    .action(async (graph: string, text: string, opts: { json?: boolean }) => {
+    .action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean }) => {
       const message = parseInput(MessageText, text);
       const name = findGraph(await cli.graphs(), graph).name;
-      printRun(cli, await (await cli.runs()).start(name, message), opts.json === true);
+      const runs = await cli.runs();
+      const options = opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {};
+      printRun(cli, await runs.start(name, message, options), opts.json === true);
     });
 
   program

@@ -2,6 +2,24 @@ import type { Command } from 'commander';
 import { CheckpointManager } from '../../steps/CheckpointManager.js';
 import { excerpt } from '../format.js';
 import type { CliContext } from '../CliContext.js';
+import { retryRun } from '../../steps/retryRun.js';
+import { printRun } from './runCommands.js';
+
+/** `steps <runId>` and `retry <runId>`: the steps checkpointingStepRunner recorded, and an operator's retry of a failed run. */
+export function addStepsCommands(program: Command, cli: CliContext): void {
+  addStepsCommand(program, cli);
+  program
+    .command('retry <runId>')
+    .description('reset the failed steps of a failed run and run it again under the same id, reusing the steps that completed (start it with --checkpoint-steps)')
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { json?: boolean }) => {
+      const runs = await cli.runs();
+      const record = await runs.get(runId);
+      const { reset, run } = await retryRun(runs.graph(record.graphName), runId, { store: runs.store });
+      if (opts.json !== true) cli.out(`reset: ${reset.length === 0 ? '(no failed step was recorded)' : reset.join(', ')}`);
+      printRun(cli, run, opts.json === true);
+    });
+}
 
 /** `steps <runId>`: the steps `checkpointingStepRunner` recorded for a run, with status, attempts and output or error. */
 export function addStepsCommand(program: Command, cli: CliContext): void {

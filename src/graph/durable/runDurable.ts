@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createActor } from 'xstate';
-import type { RunStore } from '../../persistence/RunStore.js';
+import type { RunPatch, RunRecord, RunStore } from '../../persistence/RunStore.js';
+import { RunStateError } from '../../errors/RunStateError.js';
 import type { AgentRequest } from '../AgentNode.js';
 import { directMachine, isGraphModel, specOf, type GraphMachine } from '../compileMachine.js';
 import { checkRunOptions } from '../checkRunOptions.js';
@@ -29,6 +30,15 @@ export function defaultOwner(): string {
 }
 
 
+/** Writes a restarted run's row back to `running` (compare-and-set on the version it was read at). */
+async function restartRow(store: RunStore, record: RunRecord, patch: Required<Pick<RunPatch, 'status' | 'owner' | 'leaseExpiresAt' | 'snapshot' | 'error' | 'outputText' | 'waitReason'>>): Promise<RunRecord> {
+  const version = await store.updateRun(record.runId, record.version, patch);
+  if (version === null) {
+    throw new RunStateError(`run ${record.runId} changed while it was being restarted; read it again and retry`, { code: 'run_conflict', runId: record.runId });
+  }
+  return { ...record, ...patch, status: 'running', version };
+}
+
 /**
  * Starts a stored run: the run row is created with the initial snapshot (so even a crash before
  * the first node finishes can be recovered), then every macrostep is checkpointed.
@@ -39,6 +49,8 @@ export async function runDurable(
   options: RunOptions & { store: RunStore },
   streaming: boolean,
   listener?: (event: WorkflowEvent) => void,
+  /** A stored run that ended (see `retryRun`): it starts again from the beginning in its own row, its events numbered on. */
+  restart?: RunRecord,
 ): Promise<WorkflowRun> {
   checkRunOptions(options);
   const request = toRequest(input);
@@ -58,6 +70,7 @@ export async function runDurable(
     runId,
     recorders: options.recorders,
     journal: storeJournal(store),
+    seq: restart?.lastSeq ?? 0,
   });
   runtime.stepRunner = options.stepRunner ?? null;
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
@@ -74,15 +87,10 @@ export async function runDurable(
   const persisted = persistedSnapshot(actor);
   const secrets = secretValues();
   const snapshot = takeSnapshot(actor, secrets, persisted);
-  const record = await store.insertRun({
-    runId,
-    graphName: spec.name,
-    graphHash: graphHash(spec),
-    status: 'running',
-    owner,
-    leaseExpiresAt: runtime.clock.now() + leaseMs,
-    snapshot,
-  });
+  const leaseExpiresAt = runtime.clock.now() + leaseMs;
+  const record = restart === undefined
+    ? await store.insertRun({ runId, graphName: spec.name, graphHash: graphHash(spec), status: 'running', owner, leaseExpiresAt, snapshot })
+    : await restartRow(store, restart, { status: 'running', owner, leaseExpiresAt, snapshot, error: null, outputText: null, waitReason: null });
   runtime.removeRecorder(early);
   // The row holds this snapshot: the leg's first checkpoint is a step record against it.
   const base = { snapshot: persisted, bytes: JSON.stringify(snapshot).length };

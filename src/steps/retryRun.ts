@@ -1,0 +1,40 @@
+import type { AgentRequest } from '../graph/AgentNode.js';
+import { loadRun } from '../graph/durable/resumeRun.js';
+import { runDurable } from '../graph/durable/runDurable.js';
+import type { RunOptions } from '../graph/RunOptions.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import type { WorkflowRun } from '../graph/WorkflowRun.js';
+import { RunStateError } from '../errors/RunStateError.js';
+import type { RunStore } from '../persistence/RunStore.js';
+import { CheckpointManager } from './CheckpointManager.js';
+import { checkpointingStepRunner } from './checkpointingStepRunner.js';
+
+/** What {@link retryRun} did: the steps it reset, and the run's new outcome. */
+export interface RetryOutcome {
+  reset: string[];
+  run: WorkflowRun;
+}
+
+/**
+ * An operator's retry of a stored run that failed (after a transient outage, say): its FAILED step
+ * records are reset, then the run starts again from its beginning under the same id, in the same
+ * row, with `checkpointingStepRunner(store)` (or `options.stepRunner`), so the steps that completed
+ * are reused and only the reset ones (and those after them) execute. The run must have been run
+ * with a checkpointing step runner for anything to be reused. `switchboard retry <runId>`.
+ */
+export async function retryRun(graph: RunnableGraph, runId: string, options: Omit<RunOptions, 'store' | 'runId'> & { store: RunStore }): Promise<RetryOutcome> {
+  const { store } = options;
+  const machine = graph.toMachine();
+  const record = await loadRun(store, machine, runId);
+  if (record.status !== 'failed') {
+    throw new RunStateError(`run ${runId} is ${record.status}; only a failed run can be retried (resume a waiting run, recover an interrupted one)`, { code: 'run_finished', runId });
+  }
+  const first = (await store.listEvents(runId, { limit: 1 }))[0];
+  const request = first?.type === 'run.started' ? (first.data as { request?: AgentRequest }).request : undefined;
+  if (request === undefined) {
+    throw new RunStateError(`run ${runId} has no stored run.started event to take its input from; it cannot be retried`, { code: 'run_conflict', runId });
+  }
+  const reset = await new CheckpointManager(store).resetFailedSteps(runId);
+  const run = await runDurable(machine, request, { ...options, runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
+  return { reset, run };
+}
