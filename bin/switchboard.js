@@ -5,6 +5,15 @@
 // the npm scripts run it) it runs the TypeScript sources through tsx instead, so no build is needed.
 import { existsSync } from 'node:fs';
 
+// A reader that stops early (`switchboard export … | head`) closes the pipe: the command ends
+// quietly with the exit code it has so far instead of dying on an unhandled EPIPE with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 let main;
 if (import.meta.resolve('switchboard').endsWith('.ts')) {
   const { register } = await import('tsx/esm/api');
