@@ -4,7 +4,7 @@ import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StepRecord, Stor
 import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { eventRows, readEventRows, type ReadEventRow } from './eventRows.js';
+import { eventRows, firstSeqs, readEventRows, seqConflict, type ReadEventRow, type RunSeqs } from './eventRows.js';
 import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
@@ -37,6 +37,26 @@ function safeUrl(url: string): string {
     return '(unparseable URL)';
   }
 }
+
+/** A run whose log holds an event at or after the first seq a write brings for it. */
+interface TakenRow {
+  run_id: string;
+  first: number;
+  held: number;
+}
+
+/**
+ * The `taken` CTE of a write: each run whose log holds a row at or after the first seq the write
+ * brings for it (one index probe per run). The engine writes a run's events in order, and a row
+ * holding several events is keyed by the last one only, so its key alone would not collide.
+ */
+function seqGuard(firsts: RunSeqs, params: unknown[]): string {
+  if (firsts.size === 0) return 'taken AS (SELECT NULL::text AS run_id, NULL::integer AS first, NULL::integer AS held WHERE false)';
+  const runs = [...firsts].map(([runId, { first }]) => `($${params.push(runId)}::text, $${params.push(first)}::integer)`);
+  return `taken AS (SELECT f.run_id, f.first, h.held FROM (VALUES ${runs.join(', ')}) AS f(run_id, first) CROSS JOIN LATERAL (SELECT max(seq) AS held FROM events WHERE run_id = f.run_id AND seq >= f.first) AS h WHERE h.held IS NOT NULL LIMIT 1)`;
+}
+
+const takenConflict = (row: TakenRow): StoreError => seqConflict(row.run_id, Number(row.first), `its log holds events up to ${Number(row.held)}`);
 
 /**
  * The shared run store for several machines: PostgreSQL through `pg`, with the same tables and
@@ -156,6 +176,7 @@ export class PostgresRunStore implements RunStore {
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch, this.#limit, runId);
     const rows = eventRows(events, this.#limit);
+    const firsts = firstSeqs(events);
     const params: unknown[] = cols.map(([, v]) => v);
     const sets = [...cols.map(([c], i) => `${c} = $${i + 1}`), 'version = version + 1', `updated_at = $${params.push(this.#now())}`];
     const update = `UPDATE runs SET ${sets.join(', ')} WHERE run_id = $${params.push(runId)} AND version = $${params.push(expectedVersion)} RETURNING version`;
@@ -170,10 +191,16 @@ export class PostgresRunStore implements RunStore {
       if (patch.snapshot !== undefined) await client.query('DELETE FROM steps WHERE run_id = $1', [runId]);
       if (rows.length === 0) return res.rows[0].version;
       const eventParams: unknown[] = [];
+      const taken = seqGuard(firsts, eventParams);
       const values = rows.map(
-        (e) => `($${eventParams.push(e.runId)}, $${eventParams.push(e.seq)}, $${eventParams.push(e.type)}, $${eventParams.push(e.at)}, $${eventParams.push(e.data)})`,
+        (e) => `($${eventParams.push(e.runId)}::text, $${eventParams.push(e.seq)}::integer, $${eventParams.push(e.type)}::text, $${eventParams.push(e.at)}::bigint, $${eventParams.push(e.data)}::text)`,
       );
-      await client.query(`INSERT INTO events (run_id, seq, type, at, data) VALUES ${values.join(', ')}`, eventParams);
+      const held = await client.query<TakenRow>(
+        `WITH ${taken}, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT * FROM (VALUES ${values.join(', ')}) AS v WHERE NOT EXISTS (SELECT 1 FROM taken))
+         SELECT * FROM taken`,
+        eventParams,
+      );
+      if (held.rows[0] !== undefined) throw takenConflict(held.rows[0]);
       return res.rows[0].version;
     });
   }
@@ -183,21 +210,27 @@ export class PostgresRunStore implements RunStore {
     const rows = eventRows(events, this.#limit);
     const params: unknown[] = [runId, expectedVersion, text];
     // One statement, so one round trip and one transaction: the run's row is locked against a
-    // concurrent compare-and-set (FOR SHARE) and read, never written.
+    // concurrent compare-and-set (FOR SHARE) and read, never written; nothing is written when
+    // an event's seq is taken.
+    const taken = seqGuard(firstSeqs(events), params);
     const values = rows.map(
       (e) => `($${params.push(e.runId)}::text, $${params.push(e.seq)}::integer, $${params.push(e.type)}::text, $${params.push(e.at)}::bigint, $${params.push(e.data)}::text)`,
     );
     const insertEvents =
       values.length === 0
         ? ''
-        : `, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT v.run_id, v.seq, v.type, v.at, v.data FROM (VALUES ${values.join(', ')}) AS v(run_id, seq, type, at, data) WHERE EXISTS (SELECT 1 FROM ok))`;
-    const res = await this.#query<{ n: number }>(
+        : `, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT v.run_id, v.seq, v.type, v.at, v.data FROM (VALUES ${values.join(', ')}) AS v(run_id, seq, type, at, data) WHERE EXISTS (SELECT 1 FROM go))`;
+    const res = await this.#query<{ n: number; ok: number } & ({ run_id: null } | TakenRow)>(
       `WITH ok AS (SELECT run_id FROM runs WHERE run_id = $1 AND version = $2 FOR SHARE),
-       s AS (INSERT INTO steps (run_id, n, data) SELECT $1, coalesce((SELECT max(n) FROM steps WHERE run_id = $1), 0) + 1, $3 FROM ok RETURNING n)${insertEvents}
-       SELECT count(*)::int AS n FROM s`,
+       ${taken}, go AS (SELECT run_id FROM ok WHERE NOT EXISTS (SELECT 1 FROM taken)),
+       s AS (INSERT INTO steps (run_id, n, data) SELECT $1, coalesce((SELECT max(n) FROM steps WHERE run_id = $1), 0) + 1, $3 FROM go RETURNING n)${insertEvents}
+       SELECT c.*, t.* FROM (SELECT (SELECT count(*)::int FROM s) AS n, (SELECT count(*)::int FROM ok) AS ok) AS c LEFT JOIN taken t ON true`,
       params,
     );
-    return (res.rows[0]?.n ?? 0) > 0;
+    const row = res.rows[0];
+    // A stale version is a lost compare-and-set (false), whatever the events.
+    if (row !== undefined && row.ok > 0 && row.run_id !== null) throw takenConflict(row);
+    return (row?.n ?? 0) > 0;
   }
 
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T | null>): Promise<T | null> {
@@ -211,7 +244,9 @@ export class PostgresRunStore implements RunStore {
       return result;
     } catch (cause) {
       await client.query('ROLLBACK').catch(() => {});
-      throw new StoreError(`PostgreSQL at ${this.url}: ${(cause as Error).message}`, { code: 'store_unavailable', retryable: true, cause });
+      if (cause instanceof StoreError) throw cause;
+      const conflict = (cause as { code?: string }).code === '23505';
+      throw new StoreError(`PostgreSQL at ${this.url}: ${(cause as Error).message}`, { code: conflict ? 'run_conflict' : 'store_unavailable', retryable: !conflict, cause });
     } finally {
       client.release();
     }

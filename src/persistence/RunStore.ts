@@ -105,7 +105,8 @@ export interface RunStore {
   /**
    * In one transaction: writes `patch` and appends `events`, only if the row is still at
    * `expectedVersion`, bumping the version. Resolves to the new version, or null when the version
-   * (or the row) did not match — nothing is written then.
+   * (or the row) did not match — nothing is written then. A run's events are appended once each, in
+   * increasing seq: a write repeating a seq its run holds is refused (`run_conflict`), wholly.
    */
   updateRun(runId: string, expectedVersion: number, patch: RunPatch, events?: StoredEvent[]): Promise<number | null>;
   /**

@@ -5,7 +5,7 @@ import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StepRecord, Stor
 import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
-import { eventRows, readEventRows, type EventRow, type ReadEventRow } from './eventRows.js';
+import { eventRows, firstSeqs, readEventRows, seqConflict, type EventRow, type RunSeqs, type ReadEventRow } from './eventRows.js';
 import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 
@@ -123,6 +123,7 @@ export class SqliteRunStore implements RunStore {
   async updateRun(runId: string, expectedVersion: number, patch: RunPatch, events: StoredEvent[] = []): Promise<number | null> {
     const cols = patchColumns(patch, this.#limit, runId);
     const rows = eventRows(events, this.#limit);
+    const firsts = firstSeqs(events);
     const changed = this.#guard(`writing run ${runId}`, () => {
       const sets = [...cols.map(([c]) => `${c} = ?`), 'version = version + 1', 'updated_at = ?'];
       const update = this.#sql(`UPDATE runs SET ${sets.join(', ')} WHERE run_id = ? AND version = ?`);
@@ -132,6 +133,7 @@ export class SqliteRunStore implements RunStore {
       return this.#db.transaction(() => {
         if (update.run(...cols.map(([, v]) => v), this.#now(), runId, expectedVersion).changes === 0) return false;
         dropSteps?.run(runId);
+        this.#checkSeqs(firsts);
         for (const e of rows) insert.run(e.runId, e.seq, e.type, e.at, e.data);
         return true;
       })();
@@ -142,25 +144,40 @@ export class SqliteRunStore implements RunStore {
   async appendSteps(runId: string, expectedVersion: number, steps: readonly string[], events: StoredEvent[] = []): Promise<boolean> {
     const text = joinSteps(runId, steps, this.#limit);
     const rows = eventRows(events, this.#limit);
-    return this.#guard(`writing run ${runId}`, () => this.#appendTransaction(runId, expectedVersion, text, rows));
+    const firsts = firstSeqs(events);
+    return this.#guard(`writing run ${runId}`, () => this.#appendTransaction(runId, expectedVersion, text, rows, firsts));
+  }
+
+  /**
+   * Refuses events at or below a seq their run's log holds (one index probe per run): the engine
+   * writes a run's events in order, and a row holding several events is keyed by the last one only.
+   */
+  #checkSeqs(firsts: RunSeqs): void {
+    if (firsts.size === 0) return;
+    const held = this.#sql('SELECT max(seq) FROM events WHERE run_id = ? AND seq >= ?').pluck();
+    for (const [runId, { first }] of firsts) {
+      const at = held.get(runId, first) as number | null;
+      if (at !== null) throw seqConflict(runId, first, `its log holds events up to ${at}`);
+    }
   }
 
   /** One transaction for {@link appendSteps}, compiled once. */
-  readonly #appendTransaction = (runId: string, expectedVersion: number, text: string, rows: EventRow[]): boolean => {
-    this.#append ??= this.#db.transaction((id: string, version: number, steps: string, list: EventRow[]) => {
+  readonly #appendTransaction = (runId: string, expectedVersion: number, text: string, rows: EventRow[], firsts: RunSeqs): boolean => {
+    this.#append ??= this.#db.transaction((id: string, version: number, steps: string, list: EventRow[], runs: RunSeqs) => {
       // The version is read, not written: the run's row (and its status index entry) stays as it is.
       const append = this.#sql(
         'INSERT INTO steps (run_id, n, data) SELECT ?, coalesce((SELECT max(n) FROM steps WHERE run_id = ?), 0) + 1, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND version = ?)',
       );
       if (append.run(id, id, steps, id, version).changes === 0) return false;
+      this.#checkSeqs(runs);
       const insert = this.#sql('INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)');
       for (const e of list) insert.run(e.runId, e.seq, e.type, e.at, e.data);
       return true;
     });
-    return this.#append(runId, expectedVersion, text, rows) as boolean;
+    return this.#append(runId, expectedVersion, text, rows, firsts) as boolean;
   };
 
-  #append: Database.Transaction<(id: string, version: number, steps: string, list: EventRow[]) => boolean> | null = null;
+  #append: Database.Transaction<(id: string, version: number, steps: string, list: EventRow[], runs: RunSeqs) => boolean> | null = null;
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
     const info = this.#guard('renewing a lease', () => this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner));

@@ -40,6 +40,44 @@ export function eventRows(events: readonly StoredEvent[], limit: number = MAX_ST
   return rows;
 }
 
+/** Per run of a write, its smallest and its last seq. */
+export type RunSeqs = Map<string, { first: number; last: number }>;
+
+/** A write that would store a seq its run holds already (or, in the SQL stores, an earlier one). */
+export function seqConflict(runId: string, seq: number, held: string): StoreError {
+  return new StoreError(`cannot append event ${seq} to run ${runId}: ${held}; a run's events are appended once each, in increasing seq`, { code: 'run_conflict' });
+}
+
+/**
+ * Each run's smallest (`first`) seq among `events`. A SQL store refuses the write when the run's
+ * log holds a row at or above it: rows are keyed by their last event, so a seq inside an earlier
+ * commit's range would not collide with a key. A seq repeated inside the write itself is refused
+ * here (`run_conflict`).
+ */
+export function firstSeqs(events: readonly StoredEvent[]): RunSeqs {
+  const runs: RunSeqs = new Map();
+  let ordered = true;
+  for (const e of events) {
+    const run = runs.get(e.runId);
+    if (run === undefined) runs.set(e.runId, { first: e.seq, last: e.seq });
+    else {
+      if (e.seq <= run.last) ordered = false;
+      run.first = Math.min(run.first, e.seq);
+      run.last = e.seq;
+    }
+  }
+  // Ascending seqs cannot repeat; only a write that is not needs the full check.
+  if (!ordered) {
+    const seen = new Set<string>();
+    for (const e of events) {
+      const key = `${e.runId}\u0000${e.seq}`;
+      if (seen.has(key)) throw seqConflict(e.runId, e.seq, 'the write holds it twice');
+      seen.add(key);
+    }
+  }
+  return runs;
+}
+
 const single = (event: StoredEvent, limit: number): EventRow => ({
   runId: event.runId,
   seq: event.seq,

@@ -172,6 +172,36 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       expect((await store.getRun('badbatch'))!.snapshot).toEqual({ n: 1 });
     });
 
+    it('refuses a write that repeats a seq inside an earlier commit, and writes nothing of it', async () => {
+      await newRun('again');
+      const step = (n: number) => JSON.stringify(diffSnapshot({ n: n - 1 }, { n }));
+      // Two commits: 1..3 with a step record, 4..5 with the run's row (each one row in the SQL stores, keyed by its last seq).
+      expect(await store.appendSteps!('again', 1, [step(2)], [ev('again', 1), ev('again', 2), ev('again', 3)])).toBe(true);
+      expect(await store.updateRun('again', 1, { lastSeq: 5 }, [ev('again', 4), ev('again', 5)])).toBe(2);
+      const stored = await store.listEvents('again');
+      const repeats: StoredEvent[][] = [
+        [ev('again', 2, 'node.completed'), ev('again', 6)], // the middle of the first commit
+        [ev('again', 1)], // its first
+        [ev('again', 4), ev('again', 6)], // the first of the second commit, then a new seq
+        [ev('again', 6), ev('again', 7), ev('again', 6)], // a seq repeated inside the write itself
+      ];
+      for (const events of repeats) {
+        await expect(store.updateRun('again', 2, { status: 'failed', lastSeq: 7 }, events)).rejects.toMatchObject({ code: 'run_conflict' });
+        await expect(store.appendSteps!('again', 2, [step(3)], events)).rejects.toMatchObject({ code: 'run_conflict' });
+      }
+      // Another run's events in the same write are checked against that run's log.
+      await newRun('again-other');
+      expect(await store.updateRun('again-other', 1, {}, [ev('again-other', 1), ev('again-other', 2)])).toBe(2);
+      await expect(store.updateRun('again', 2, {}, [ev('again', 6), ev('again-other', 1)])).rejects.toMatchObject({ code: 'run_conflict' });
+      expect(await store.getRun('again')).toMatchObject({ version: 2, status: 'running', lastSeq: 5, snapshot: { n: 2 } });
+      expect(await store.listEvents('again')).toEqual(stored);
+      expect(await store.listEvents('again-other')).toEqual([ev('again-other', 1), ev('again-other', 2)]);
+      // The log goes on from where it is.
+      expect(await store.appendSteps!('again', 2, [step(3)], [ev('again', 6), ev('again', 7)])).toBe(true);
+      expect((await store.listEvents('again')).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect((await store.getRun('again'))!.snapshot).toEqual({ n: 3 });
+    });
+
     it('reports the bytes held for a run', async () => {
       await newRun('size');
       await store.updateRun('size', 1, { lastSeq: 1 }, [ev('size', 1)]);
