@@ -15,7 +15,7 @@ describe('switchboard export', () => {
     const parsed = JSON.parse(json.stdout) as { graph: string; actors: string[]; machine: { states: Record<string, unknown> } };
     expect(parsed.graph).toBe('refund-approval');
     expect(parsed.actors).toEqual(['draft', 'finish']);
-    expect(Object.keys(parsed.machine.states)).toEqual(['draft', 'approve', 'finish', 'completed', 'maxSteps', 'failed', 'cancelled']);
+    expect(Object.keys(parsed.machine.states)).toEqual(['draft', 'approve', 'finish', 'completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']);
 
     const mermaid = cli('export', 'refund-approval', '--format', 'mermaid');
     expect(mermaid.status, mermaid.stderr).toBe(0);
