@@ -27,7 +27,9 @@ export class BudgetMeter {
     this.#state = state;
     this.#clock = clock;
     this.#legStart = clock.now();
-    this.#models = { ...state.models };
+    // Kept by reference until a call adds usage ({@link record} makes a new object), so
+    // {@link changedSince} can tell by identity.
+    this.#models = state.models;
     this.#tokens = state.tokens;
     this.#costUsd = state.costUsd;
     this.#exceeded = state.exceeded;
@@ -136,6 +138,16 @@ export class BudgetMeter {
   /** True when the run has a duration budget (model calls then take the meter's signal too). */
   get timed(): boolean {
     return this.#state.limits.maxDuration !== undefined;
+  }
+
+  /**
+   * True when what was spent (tokens, cost, tokens by model) or the stop differs from `state`, the
+   * budget state the machine context holds. Active time is not compared: it grows at every step,
+   * and is written into the context only with something else, when the run waits or ends, and into
+   * every stored snapshot (see `persistedSnapshot`).
+   */
+  changedSince(state: BudgetState | null): boolean {
+    return state === null || this.#tokens !== state.tokens || this.#costUsd !== state.costUsd || this.#models !== state.models || this.#exceeded !== state.exceeded;
   }
 
   /** The budget state to keep in the machine context now. */

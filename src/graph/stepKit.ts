@@ -68,7 +68,9 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   const { state, delta } = nextState(args, context.state, keys);
   if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
   const settled = { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
-  return meter === null ? settled : { ...settled, budget: meter.toState() };
+  // The budget state is copied into the context only when what was spent changed, not for the
+  // active time alone (stored snapshots take the live state, see `persistedSnapshot`).
+  return meter === null || !meter.changedSince(context.budget) ? settled : { ...settled, budget: meter.toState() };
 }
 
 /** The shared-state keys that show what a run with a budget has spent. */

@@ -225,6 +225,30 @@ describe('spent budgets survive resume', () => {
     expect(resumed.spent?.tokens).toBe(200);
   });
 
+  it('a stored snapshot of a running run carries its active time so far, though no step spent tokens', async () => {
+    const target = sqliteTarget();
+    open.push(target);
+    const clock = new StepClock();
+    let seen: unknown;
+    const graph = new StateGraph({ name: 'timed' })
+      .addNode('a', () => ((clock.t += 25_000), 'a'))
+      .addNode('b', () => ((clock.t += 25_000), 'b'))
+      .addNode('c', async (ctx) => {
+        // The step records of a and b are written a moment after the steps.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = ((await target.store.getRun(ctx.runId))?.snapshot as { context: { budget: { elapsedMs: number; tokens: number } } }).context.budget;
+        return 'c';
+      })
+      .start('a')
+      .addEdge('a', 'b')
+      .addEdge('b', 'c')
+      .addEdge('c', END);
+    const run = await graph.run('hi', { store: target.store, clock, budget: { maxDuration: 600_000 } });
+    expect(run.status).toBe('completed');
+    expect(seen).toMatchObject({ elapsedMs: 50_000, tokens: 0 });
+    expect(run.spent?.durationMs).toBe(50_000);
+  });
+
   it('time spent waiting for a person does not count against maxDuration', async () => {
     const target = sqliteTarget();
     open.push(target);

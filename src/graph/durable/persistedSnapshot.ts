@@ -4,6 +4,7 @@ import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { GraphSpec } from '../GraphSpec.js';
 import { isHumanNode } from '../humanNode.js';
+import { runtimeOf } from '../RunRuntime.js';
 
 /** For a graph: the node each id names, among the nodes a direct machine runs without a child actor. */
 const directNodes = new WeakMap<GraphSpec, Map<string, { key: string }>>();
@@ -40,14 +41,26 @@ export function persistedSnapshot(actor: Actor<GraphMachine>): Record<string, un
   };
   if (snapshot.historyValue !== undefined && Object.keys(snapshot.historyValue).length > 0) {
     const { output: _output, ...persisted } = actor.getPersistedSnapshot() as Record<string, unknown>;
-    return persisted;
+    return { ...persisted, context: withLiveBudget(actor, persisted['context'] as GraphMachineContext) };
   }
   const children: Record<string, unknown> = {};
   for (const id of Object.keys(snapshot.children)) {
     const child = snapshot.children[id]!;
     children[id] = { snapshot: child.getPersistedSnapshot(), src: child.src, systemId: child.systemId, syncSnapshot: child._syncSnapshot };
   }
-  return { status: snapshot.status, error: snapshot.error, value: snapshot.value, historyValue: {}, context: snapshot.context, children };
+  return { status: snapshot.status, error: snapshot.error, value: snapshot.value, historyValue: {}, context: withLiveBudget(actor, snapshot.context), children };
+}
+
+/**
+ * The context with the run's live budget state: steps copy it into the context only when what was
+ * spent changes, so the active time there may lag; a stored snapshot of a running run must carry it
+ * up to now, or a run resumed from it would be given time it already used.
+ */
+function withLiveBudget(actor: Actor<GraphMachine>, context: GraphMachineContext): GraphMachineContext {
+  // A run that waits or ended wrote its budget state then (time after that is not the run's).
+  if (context.budget === null || context.status !== 'running') return context;
+  const meter = runtimeOf(actor).meter;
+  return meter === null ? context : { ...context, budget: meter.toState() };
 }
 
 /**
