@@ -4,7 +4,9 @@ import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { InputError } from '../input/InputError.js';
 import { UsageError } from '../errors/UsageError.js';
 import { EXIT } from './exitCodes.js';
-import { errorJson } from '../json/ErrorJson.js';
+// Type only: the schema module loads zod, which `--version` and usage errors must not.
+import type { ErrorJson } from '../json/ErrorJson.js';
+import { JSON_SCHEMA_VERSION } from '../json/jsonSchemaVersion.js';
 
 /** How an error is reported: as JSON (`--json`), with its stack (`--debug`), and where to. */
 export interface ErrorReportOptions {
@@ -63,7 +65,8 @@ export function reportError(error: unknown, options: ErrorReportOptions): number
   }
   if (options.json) {
     const retryable = error instanceof SwitchboardError && error.retryable;
-    options.err(JSON.stringify(errorJson(code, message, { ...(retryable ? { retryable } : {}), ...(options.debug ? { stack: stacks(error) } : {}) })));
+    const body: ErrorJson = { schemaVersion: JSON_SCHEMA_VERSION, error: { code, message, ...(retryable ? { retryable } : {}), ...(options.debug ? { stack: stacks(error) } : {}) } };
+    options.err(JSON.stringify(body));
     return exitCode;
   }
   if (!(error instanceof CommanderError)) options.err(`switchboard: ${message}${code === 'internal' ? '' : ` [${code}]`}`);
