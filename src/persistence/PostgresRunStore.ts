@@ -38,25 +38,26 @@ function safeUrl(url: string): string {
   }
 }
 
-/** A run whose log holds an event at or after the first seq a write brings for it. */
-interface TakenRow {
-  run_id: string;
-  first: number;
-  held: number;
-}
-
 /**
- * The `taken` CTE of a write: each run whose log holds a row at or after the first seq the write
- * brings for it (one index probe per run). The engine writes a run's events in order, and a row
- * holding several events is keyed by the last one only, so its key alone would not collide.
+ * The condition a write's events are stored under: no run's log holds a row at or after the first
+ * seq the write brings for it (one index probe per run). The engine writes a run's events in
+ * order, and a row holding several events is keyed by the last one only, so its key alone would
+ * not collide. Kept to plain `NOT EXISTS` probes: the statement is planned at every write.
  */
 function seqGuard(firsts: RunSeqs, params: unknown[]): string {
-  if (firsts.size === 0) return 'taken AS (SELECT NULL::text AS run_id, NULL::integer AS first, NULL::integer AS held WHERE false)';
-  const runs = [...firsts].map(([runId, { first }]) => `($${params.push(runId)}::text, $${params.push(first)}::integer)`);
-  return `taken AS (SELECT f.run_id, f.first, h.held FROM (VALUES ${runs.join(', ')}) AS f(run_id, first) CROSS JOIN LATERAL (SELECT max(seq) AS held FROM events WHERE run_id = f.run_id AND seq >= f.first) AS h WHERE h.held IS NOT NULL LIMIT 1)`;
+  const probes = [...firsts].map(([runId, { first }]) => `NOT EXISTS (SELECT 1 FROM events WHERE run_id = $${params.push(runId)} AND seq >= $${params.push(first)})`);
+  return probes.length === 0 ? 'true' : probes.join(' AND ');
 }
 
-const takenConflict = (row: TakenRow): StoreError => seqConflict(row.run_id, Number(row.first), `its log holds events up to ${Number(row.held)}`);
+/** The error for a write {@link seqGuard} stopped, naming the run and what its log holds (read again: this path is rare). */
+async function takenConflict(firsts: RunSeqs, query: (sql: string, params: unknown[]) => Promise<pg.QueryResult<{ held: number | null }>>): Promise<StoreError> {
+  for (const [runId, { first }] of firsts) {
+    const held = (await query('SELECT max(seq) AS held FROM events WHERE run_id = $1 AND seq >= $2', [runId, first])).rows[0]?.held;
+    if (held !== null && held !== undefined) return seqConflict(runId, first, `its log holds events up to ${held}`);
+  }
+  const [runId, { first }] = [...firsts][0]!;
+  return seqConflict(runId, first, 'its log holds an event at or after it');
+}
 
 /**
  * The shared run store for several machines: PostgreSQL through `pg`, with the same tables and
@@ -191,16 +192,12 @@ export class PostgresRunStore implements RunStore {
       if (patch.snapshot !== undefined) await client.query('DELETE FROM steps WHERE run_id = $1', [runId]);
       if (rows.length === 0) return res.rows[0].version;
       const eventParams: unknown[] = [];
-      const taken = seqGuard(firsts, eventParams);
       const values = rows.map(
         (e) => `($${eventParams.push(e.runId)}::text, $${eventParams.push(e.seq)}::integer, $${eventParams.push(e.type)}::text, $${eventParams.push(e.at)}::bigint, $${eventParams.push(e.data)}::text)`,
       );
-      const held = await client.query<TakenRow>(
-        `WITH ${taken}, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT * FROM (VALUES ${values.join(', ')}) AS v WHERE NOT EXISTS (SELECT 1 FROM taken))
-         SELECT * FROM taken`,
-        eventParams,
-      );
-      if (held.rows[0] !== undefined) throw takenConflict(held.rows[0]);
+      const guard = seqGuard(firsts, eventParams);
+      const inserted = await client.query(`INSERT INTO events (run_id, seq, type, at, data) SELECT * FROM (VALUES ${values.join(', ')}) AS v WHERE ${guard}`, eventParams);
+      if ((inserted.rowCount ?? 0) === 0) throw await takenConflict(firsts, (sql, p) => client.query(sql, p));
       return res.rows[0].version;
     });
   }
@@ -212,24 +209,24 @@ export class PostgresRunStore implements RunStore {
     // One statement, so one round trip and one transaction: the run's row is locked against a
     // concurrent compare-and-set (FOR SHARE) and read, never written; nothing is written when
     // an event's seq is taken.
-    const taken = seqGuard(firstSeqs(events), params);
+    const firsts = firstSeqs(events);
+    const guard = seqGuard(firsts, params);
     const values = rows.map(
       (e) => `($${params.push(e.runId)}::text, $${params.push(e.seq)}::integer, $${params.push(e.type)}::text, $${params.push(e.at)}::bigint, $${params.push(e.data)}::text)`,
     );
     const insertEvents =
       values.length === 0
         ? ''
-        : `, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT v.run_id, v.seq, v.type, v.at, v.data FROM (VALUES ${values.join(', ')}) AS v(run_id, seq, type, at, data) WHERE EXISTS (SELECT 1 FROM go))`;
-    const res = await this.#query<{ n: number; ok: number } & ({ run_id: null } | TakenRow)>(
+        : `, e AS (INSERT INTO events (run_id, seq, type, at, data) SELECT v.run_id, v.seq, v.type, v.at, v.data FROM (VALUES ${values.join(', ')}) AS v(run_id, seq, type, at, data) WHERE EXISTS (SELECT 1 FROM s))`;
+    const res = await this.#query<{ n: number; ok: number }>(
       `WITH ok AS (SELECT run_id FROM runs WHERE run_id = $1 AND version = $2 FOR SHARE),
-       ${taken}, go AS (SELECT run_id FROM ok WHERE NOT EXISTS (SELECT 1 FROM taken)),
-       s AS (INSERT INTO steps (run_id, n, data) SELECT $1, coalesce((SELECT max(n) FROM steps WHERE run_id = $1), 0) + 1, $3 FROM go RETURNING n)${insertEvents}
-       SELECT c.*, t.* FROM (SELECT (SELECT count(*)::int FROM s) AS n, (SELECT count(*)::int FROM ok) AS ok) AS c LEFT JOIN taken t ON true`,
+       s AS (INSERT INTO steps (run_id, n, data) SELECT $1, coalesce((SELECT max(n) FROM steps WHERE run_id = $1), 0) + 1, $3 FROM ok WHERE ${guard} RETURNING n)${insertEvents}
+       SELECT count(*)::int AS n, (SELECT count(*)::int FROM ok) AS ok FROM s`,
       params,
     );
     const row = res.rows[0];
-    // A stale version is a lost compare-and-set (false), whatever the events.
-    if (row !== undefined && row.ok > 0 && row.run_id !== null) throw takenConflict(row);
+    // A stale version is a lost compare-and-set (false), whatever the events; at the right version, nothing written means a seq was taken.
+    if (row !== undefined && row.n === 0 && row.ok > 0) throw await takenConflict(firsts, (sql, p) => this.#query(sql, p));
     return (row?.n ?? 0) > 0;
   }
 
