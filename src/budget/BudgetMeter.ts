@@ -35,9 +35,13 @@ export class BudgetMeter {
     this.#exceeded = state.exceeded;
   }
 
-  /** Runs `fn` with this meter as the {@link currentMeter} of every model call it makes. */
-  scope<T>(fn: () => Promise<T>): Promise<T> {
-    return scope.run(this, fn);
+  /**
+   * Runs `fn` with this meter as the {@link currentMeter} of every model call it makes. Where the
+   * meter is already current (the steps of a leg follow from its start, see {@link enter}), `fn`
+   * is called as it is, without entering the async context again.
+   */
+  scope<T>(fn: () => T): T {
+    return scope.getStore() === this ? fn() : scope.run(this, fn);
   }
 
   get tokens(): number {

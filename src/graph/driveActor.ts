@@ -66,8 +66,10 @@ class ActorDriver {
     const signal = this.#options.signal;
     this.#subscription = this.#actor.subscribe(this);
     signal?.addEventListener('abort', this, { once: true });
-    this.#startMeter();
-    this.#actor.start();
+    const meter = this.#startMeter();
+    // The steps of the leg follow from its start: started in the meter's scope, they find it current.
+    if (meter === null) this.#actor.start();
+    else meter.scope(() => this.#actor.start());
     if (signal?.aborted) this.handleEvent();
   }
 
@@ -104,15 +106,15 @@ class ActorDriver {
    * A run with a budget gets its leg's meter (from what the snapshot says was spent) before any node
    * starts; with a duration budget, a timer that stops the run, node in flight included, when it runs out.
    */
-  #startMeter(): void {
+  #startMeter(): BudgetMeter | null {
     const budget = this.#actor.getSnapshot().context.budget;
-    if (budget === null) return;
+    if (budget === null) return null;
     const runtime = runtimeOf(this.#actor);
     const meter = new BudgetMeter(budget, runtime.clock);
     runtime.meter = meter;
     this.#releaseScope = holdMeterScope();
     const limit = budget.limits.maxDuration;
-    if (limit === undefined || budget.exceeded !== null) return;
+    if (limit === undefined || budget.exceeded !== null) return meter;
     this.#timer = setTimeout(() => {
       this.#timer = null;
       // A run already stopped for another budget (now in its onBudgetExceeded node) is left alone.
@@ -120,6 +122,7 @@ class ActorDriver {
       meter.expire();
       this.#actor.send({ type: 'workflow.budget' });
     }, Math.max(0, limit - budget.elapsedMs));
+    return meter;
   }
 
   /** Marks the run settled (false if it already was) and lets go of the actor and the signal. */

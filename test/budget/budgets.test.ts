@@ -225,6 +225,29 @@ describe('spent budgets survive resume', () => {
     expect(resumed.spent?.tokens).toBe(200);
   });
 
+  it('runs with budgets side by side, and one started inside another\'s node, each meter only their own model calls', async () => {
+    const [m1, m2, m3] = [scripted(10), scripted(10), scripted(10)];
+    let inner: Awaited<ReturnType<ReturnType<typeof talkGraph>['run']>> | undefined;
+    const outer = new StateGraph({ name: 'outer' })
+      .addNode('call', async (ctx) => {
+        await ask(m3, 'outer');
+        inner = await talkGraph(m2).run('in', { budget: { maxTokens: 200 } });
+        // Back in this run's node: its model calls are this run's again.
+        await ask(m3, 'outer again');
+        ctx.put('done', true);
+        return 'ok';
+      })
+      .start('call')
+      .addEdge('call', END);
+    const [a, b] = await Promise.all([talkGraph(m1).run('a', { budget: { maxTokens: 300 } }), outer.run('b', { budget: { maxTokens: 10_000 } })]);
+    expect([a.status, a.spent?.tokens, m1.requests.length]).toEqual(['budget-exceeded', 300, 3]);
+    expect([inner?.status, inner?.spent?.tokens, m2.requests.length]).toEqual(['budget-exceeded', 200, 2]);
+    expect([b.status, b.spent?.tokens, m3.requests.length]).toEqual(['completed', 200, 2]);
+    // A run without a budget after them is not metered by any of theirs.
+    const after = await talkGraph(scripted(3)).run('c', { maxSteps: 3 });
+    expect(after.spent).toBeUndefined();
+  });
+
   it('a stored snapshot of a running run carries its active time so far, though no step spent tokens', async () => {
     const target = sqliteTarget();
     open.push(target);
