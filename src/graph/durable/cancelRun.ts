@@ -18,13 +18,10 @@ export async function cancelRun(store: RunStore, runId: string, options: { now?:
         runId,
       });
     }
-    const event = {
-      runId,
-      seq: record.lastSeq + 1,
-      type: 'run.cancelled',
-      at: now(),
-      data: { type: 'run.cancelled', runId, seq: record.lastSeq + 1, at: now(), previousStatus: record.status },
-    };
+    // Events committed with step records are past the row's lastSeq: number on from the last stored one.
+    const lastSeq = Math.max(record.lastSeq, ...(await store.listEvents(runId, { afterSeq: record.lastSeq })).map((e) => e.seq));
+    const at = now();
+    const event = { runId, seq: lastSeq + 1, type: 'run.cancelled', at, data: { type: 'run.cancelled', runId, seq: lastSeq + 1, at, previousStatus: record.status } };
     // A running owner writes events too; only a run nobody executes gets the event in its log.
     const events = record.status === 'running' ? [] : [event];
     const updated = await store.updateRun(

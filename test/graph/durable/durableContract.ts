@@ -121,6 +121,20 @@ export function durableContract(label: string, makeTarget: () => StoreTarget, op
       expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
     });
 
+    it('cancels an interrupted run whose last events came with step records (the row\'s lastSeq lags behind them)', async () => {
+      const runId = `lagging-${label}`;
+      await store.insertRun({ runId, graphName: 'g', graphHash: 'h', status: 'running', owner: null, leaseExpiresAt: null, snapshot: { context: { n: 0 } } });
+      const events = [1, 2, 3].map((seq) => ({ runId, seq, type: 'node.entered', at: seq, data: { type: 'node.entered', runId, seq, at: seq } }));
+      if (store.appendSteps) expect(await store.appendSteps(runId, 1, ['{"at":{"context":{"set":{"n":1}}}}'], events)).toBe(true);
+      else expect(await store.updateRun(runId, 1, { lastSeq: 3 }, events)).not.toBeNull();
+      const before = (await store.getRun(runId))!;
+      expect(await store.updateRun(runId, before.version, { status: 'interrupted' })).not.toBeNull();
+      expect((await cancelRun(store, runId)).status).toBe('cancelled');
+      const stored = await store.listEvents(runId);
+      expect(stored.map((e) => [e.seq, e.type])).toEqual([[1, 'node.entered'], [2, 'node.entered'], [3, 'node.entered'], [4, 'run.cancelled']]);
+      expect((await store.getRun(runId))!.lastSeq).toBe(4);
+    });
+
     it('fails a run whose state cannot be stored, naming the key', async () => {
       const graph = new StateGraph({ name: 'bad-state' })
         .addNode('a', (ctx) => {
