@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteRunStore, startServer, type RunningServer } from '../../src/index.js';
+import { SqliteRunStore, type RunningServer } from '../../src/index.js';
 import { graphs, scenarios } from '../../machines/index.js';
-import { launchBrowser, type LaunchedBrowser } from '../support/launchBrowser.js';
+import type { LaunchedBrowser } from '../support/launchBrowser.js';
+import { openWorkbench } from '../support/openWorkbench.js';
 
 let server: RunningServer;
 let store: SqliteRunStore;
@@ -14,14 +15,7 @@ let page: Page;
 
 beforeAll(async () => {
   store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-web-coord-')), 'runs.db') });
-  server = await startServer({ store, graphs: [...graphs], scenarios: [...scenarios], scenarioRoot: 'machines', port: 0 });
-  browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
-  page = await browser.context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]');
+  ({ server, browser, page } = await openWorkbench({ store, graphs: [...graphs], scenarios: [...scenarios], scenarioRoot: 'machines' }));
 }, 60_000);
 
 afterAll(async () => {

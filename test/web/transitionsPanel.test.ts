@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteRunStore, startServer, type RunningServer } from '../../src/index.js';
+import { SqliteRunStore, type RunningServer } from '../../src/index.js';
 import { graphs } from '../fixtures/analyticsGraphs.js';
-import { launchBrowser, type LaunchedBrowser } from '../support/launchBrowser.js';
+import type { LaunchedBrowser } from '../support/launchBrowser.js';
+import { openWorkbench } from '../support/openWorkbench.js';
 
 let server: RunningServer;
 let store: SqliteRunStore;
@@ -17,14 +18,7 @@ beforeAll(async () => {
   store = new SqliteRunStore({ file: join(dir, 'runs.db') });
   // Stored desk runs b, b, t→b, o: from classify billing 0.6, tech 0.2, other 0.2; tech always back.
   for (const input of ['b', 'b', 't,b', 'o']) await graphs[0]!.run(input, { store });
-  server = await startServer({ store, graphs: [...graphs], port: 0 });
-  browser = await launchBrowser({ viewport: { width: 1440, height: 900 } });
-  page = await browser.context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  await page.goto(server.url);
-  await page.waitForSelector('body[data-ready="true"]');
+  ({ server, browser, page } = await openWorkbench({ store, graphs: [...graphs] }));
 }, 60_000);
 
 afterAll(async () => {
