@@ -1,5 +1,5 @@
 import { BudgetError } from '../errors/BudgetError.js';
-import { describeValue } from '../graph/RunOptions.js';
+import { describeValue } from '../graph/describeValue.js';
 import { ModelPrice, type PriceTable } from './PriceTable.js';
 
 /** The four budgets a run can have. */

@@ -10,7 +10,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { checkGraphOptions, checkNode } from './checkDefinition.js';
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 import { StateModel } from '../state/StateModel.js';
 
 /** The id a node gets in `path`: its `name` when it has a non-blank one, else `step-<n>`. */

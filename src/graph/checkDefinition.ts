@@ -1,4 +1,4 @@
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { ResumeOptions } from './durable/DurableOptions.js';
-import { checkMaxSteps, describeValue, type RunOptions } from './RunOptions.js';
+import { checkMaxSteps, type RunOptions } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { initialBudget } from '../budget/Budget.js';
 

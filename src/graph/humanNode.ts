@@ -3,7 +3,7 @@ import type { AgentNode, AgentRequest, AgentResult } from './AgentNode.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { checkGraphOptions } from './checkDefinition.js';
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 
 /** Where a human node's reply goes besides its `replyKey`. */
 export type ReplyTo = 'input' | 'state';

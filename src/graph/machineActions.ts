@@ -10,7 +10,7 @@ import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newSpanId } from '../trace/TraceContext.js';
 import { catchThenable } from './catchThenable.js';
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { budgetRefusal } from '../errors/BudgetError.js';
 import { BUDGET_EXCEEDED, exceededError, type BudgetExceeded } from '../budget/Budget.js';

@@ -6,7 +6,7 @@ import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown } from '../errors/SwitchboardError.js';
 import { catchThenable } from './catchThenable.js';
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 
 /**
  * The routing decision for one step: an index into the node's routes, -1 to end, or an error; with

@@ -2,7 +2,7 @@ import type { AgentRequest, AgentResult, GraphNode, NodeEmit, NodeEmittedEvent }
 import type { RunRuntime } from './RunRuntime.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
-import { describeValue } from './RunOptions.js';
+import { describeValue } from './describeValue.js';
 
 /**
  * Executes one node: `execute` (or the function itself) in `run()`, `executeStream` in `stream()`

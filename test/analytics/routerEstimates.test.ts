@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeTransitions, END, endState, START_STATE, StateGraph, TransitionRecorder } from '../../src/index.js';
+import { seededRandom as seeded } from '../support/seededRandom.js';
 
-/** mulberry32: a small seeded generator, so the 2,000 runs are the same every time. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * classify routes to billing 50 %, tech 30 %, other 20 %; tech sends the request back to classify

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applySnapshotPatch, diffSnapshot } from '../../src/index.js';
+import { seededRandom as seeded } from '../support/seededRandom.js';
 
-/** A small seeded generator (mulberry32), so a failure names a case that can be run again. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The next state of `value` as a run's context makes it: new objects where something changed, the rest shared. */
 function mutate(value: Record<string, unknown>, random: () => number, depth = 0): Record<string, unknown> {

@@ -1,16 +1,5 @@
 import type { KillSpec, Reference } from './killTrial.js';
 
-/** A small seeded generator (mulberry32): the same seed gives the same trials. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const pick = (random: () => number, n: number): number => 1 + Math.floor(random() * n);
 

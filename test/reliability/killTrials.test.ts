@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { scenarios } from '../../machines/index.js';
 import { postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
-import { planTrial, seededRandom } from './killPlan.js';
+import { seededRandom } from '../support/seededRandom.js';
+import { planTrial } from './killPlan.js';
 import { referenceRun, runTrial, type Reference, type TrialOutcome } from './killTrial.js';
 
 /**
