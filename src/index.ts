@@ -216,6 +216,10 @@ export { redactForOutput, secretValues, scrubString, REDACTED } from './trace/re
 export { redactEvent, TraceEvent } from './trace/TraceEvent.js';
 /** Feeds a stored run's event log into recorders (e.g. export a finished run to OpenTelemetry). */
 export { replayRun } from './trace/replayRun.js';
+/** The full state of a stored run after any step (0 = before the first node), rebuilt from its event log. */
+export { stateAt, type RunStateAt } from './history/stateAt.js';
+/** Where a forked run came from: its parent run and the step it was forked at. */
+export type { ForkLink } from './graph/WorkflowEvent.js';
 /** What a run hands its redacted events to (`RunOptions.recorders`). */
 export type { TraceRecorder } from './trace/TraceRecorder.js';
 /** Keeps a run's redacted events in memory. */
@@ -280,6 +284,8 @@ export { RunSummaryJson, RunDetailJson } from './json/RunSummaryJson.js';
 export { EventJson, toEventJson } from './json/EventJson.js';
 /** An error as the CLI prints it under `--json` and the HTTP API answers it. */
 export { ErrorJson, errorJson } from './json/ErrorJson.js';
+/** A stored run's state at one step, as `state --json` and `GET /api/runs/:id/state?at=` answer it. */
+export { RunStateJson, toRunStateJson } from './json/RunStateJson.js';
 
 /** An input was refused before anything ran or was stored (CLI exit 2, HTTP 400). */
 export { InputError } from './input/InputError.js';

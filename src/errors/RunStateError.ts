@@ -8,7 +8,9 @@ export type RunStateErrorCode =
   | 'run_finished'
   | 'graph_changed'
   | 'snapshot_version'
-  | 'invalid_reply';
+  | 'invalid_reply'
+  | 'step_out_of_range'
+  | 'fork_unsupported';
 
 /**
  * A stored run cannot do what was asked in its current state: it does not exist, another process

@@ -43,6 +43,9 @@ export const SWITCHBOARD_ERROR_CODES = [
   'graph_changed',
   'snapshot_version',
   'invalid_reply',
+  // Time travel: a step a stored run does not have; a fork the run's history cannot make.
+  'step_out_of_range',
+  'fork_unsupported',
   'invalid_input',
   'invalid_tasks',
   // Transition analytics: a record that is not a TransitionRecord, a chain that never ends.

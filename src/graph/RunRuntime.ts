@@ -3,7 +3,7 @@ import { SharedState } from './SharedState.js';
 import { stateModelOf } from './machineSpecs.js';
 import { StateModel } from '../state/StateModel.js';
 import { WorkflowContext, type Journal } from './WorkflowContext.js';
-import type { EngineEvent, EventEnvelope, WorkflowEvent } from './WorkflowEvent.js';
+import type { EngineEvent, EventEnvelope, ForkLink, WorkflowEvent } from './WorkflowEvent.js';
 import { systemClock, type Clock } from './RunOptions.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
@@ -55,6 +55,8 @@ export class RunRuntime {
   meter: BudgetMeter | null = null;
   /** How the run's leaf steps execute (`RunOptions.stepRunner`); null: in this process, directly. */
   stepRunner: StepRunner | null = null;
+  /** Set when the run is a fork of another (its `run.started` event names the parent and the step). */
+  forkOf: ForkLink | null = null;
 
   #trace: TraceContext | null = null;
   /** The run's place in its trace; set from the machine context when the run starts or restores. */

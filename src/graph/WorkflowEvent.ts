@@ -31,6 +31,16 @@ export interface RunStartedEvent extends EventEnvelope {
   type: 'run.started';
   graph: string;
   request: AgentRequest;
+  /** The shared state the run was seeded with (left out when empty): step 0 of its history. */
+  state?: Record<string, unknown>;
+  /** Set for a run forked from another: the parent run and the step it was forked at. */
+  forkOf?: ForkLink;
+}
+
+/** Where a forked run came from: its parent run and the step (0 = before the first node) it was forked at. */
+export interface ForkLink {
+  runId: string;
+  step: number;
 }
 
 /** A node is about to execute. `step` is 1-based and counts toward `maxSteps`. */

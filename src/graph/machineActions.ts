@@ -78,7 +78,12 @@ export function machineActions(spec: GraphSpec) {
   return {
     reportRunStarted: assign(({ context, self }: Args) => {
       const runtime = runtimeOf(self);
-      if (runtime.listening) runtime.emit(context.runId, { type: 'run.started', graph: context.graph, request: context.request });
+      if (runtime.listening) {
+        // The seeded state and the parent of a fork make the log enough to rebuild every step (see `stateAt`).
+        const seeded = Object.keys(context.state).length === 0 ? {} : { state: context.state };
+        const fork = runtime.forkOf === null ? {} : { forkOf: runtime.forkOf };
+        runtime.emit(context.runId, { type: 'run.started', graph: context.graph, request: context.request, ...seeded, ...fork });
+      }
       return {};
     }),
 

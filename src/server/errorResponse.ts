@@ -11,6 +11,11 @@ const RUN_STATE_STATUS: Record<string, number> = {
   graph_changed: 409,
   snapshot_version: 409,
   invalid_reply: 400,
+  step_out_of_range: 400,
+  fork_unsupported: 409,
+  state_invalid: 400,
+  state_undeclared: 400,
+  state_not_json: 400,
   graph_definition: 400,
 };
 

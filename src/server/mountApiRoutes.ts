@@ -19,6 +19,10 @@ import { readImageFile } from '../input/readImageFile.js';
 import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
 import type { LegStarted, WorkbenchRuns } from './WorkbenchRuns.js';
 import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
+import { wholeNumber } from '../input/wholeNumber.js';
+import { readRunHistory } from '../history/readRunHistory.js';
+import { checkStep, stateFromHistory } from '../history/stateAt.js';
+import { toRunStateJson } from '../json/RunStateJson.js';
 
 /** What the API routes need. */
 export interface ApiContext {
@@ -41,6 +45,9 @@ const ListRunsQuery = z.object({
 });
 
 const SeqParam = z.coerce.number().int().min(0);
+
+/** `?at=<step>` of `GET /api/runs/:runId/state` (checked against the run afterwards). */
+const StepQuery = z.object({ at: wholeNumber(0, 1_000_000_000, 'the step (?at)') });
 
 /** An event seq from a header or query value (absent or empty: 0). */
 function parseSeq(value: string | undefined, what: string): number {
@@ -123,6 +130,13 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const record = await runs.manager.get(runId);
     const [first] = await runs.manager.store.listEvents(runId, { limit: 1 });
     return c.json(runDetail(record, runs.hub.isLive(runId), firstInputOf(first?.data)));
+  });
+
+  app.get('/api/runs/:runId/state', async (c) => {
+    const history = await readRunHistory(runs.manager.store, c.req.param('runId'));
+    const at = c.req.query('at');
+    const step = at === undefined || at === '' ? history.steps.length : parseQuery(StepQuery, { at }, 'GET /api/runs/:runId/state ?at').at;
+    return c.json(toRunStateJson(stateFromHistory(history, checkStep(history, step))));
   });
 
   app.get('/api/runs/:runId/events', async (c) => {

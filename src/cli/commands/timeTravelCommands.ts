@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../CliContext.js';
+import { excerpt } from '../format.js';
+import { parseInput } from '../../input/parseInput.js';
+import { wholeNumber } from '../../input/wholeNumber.js';
+import { readRunHistory } from '../../history/readRunHistory.js';
+import { checkStep, stateFromHistory } from '../../history/stateAt.js';
+import { toRunStateJson } from '../../json/RunStateJson.js';
+
+/** A step number as the command line gives it (checked against the run afterwards). */
+const StepNumber = wholeNumber(0, 1_000_000_000, 'the step');
+
+/** `state <runId> --at <step>`: a stored run's full state after a step. */
+export function addTimeTravelCommands(program: Command, cli: CliContext): void {
+  program
+    .command('state <runId>')
+    .description("show a stored run's full state after a step (0 = before the first node; default: its last step)")
+    .option('--at <step>', 'the step (see the path in `switchboard show`)')
+    .option('--json', 'print JSON')
+    .action(async (runId: string, opts: { at?: string; json?: boolean }) => {
+      const runs = await cli.runs();
+      const asked = opts.at === undefined ? undefined : parseInput(StepNumber, opts.at, '--at');
+      const history = await readRunHistory(runs.store, runId);
+      const at = stateFromHistory(history, checkStep(history, asked ?? history.steps.length));
+      const json = toRunStateJson(at);
+      if (opts.json === true) return cli.out(JSON.stringify(json));
+      cli.out(`run ${at.runId}  graph ${at.graph}  status ${at.status}`);
+      cli.out(`step ${at.step} of ${at.lastStep}: ${at.nodeId === null ? '(before the first node)' : `after ${at.nodeId}`}${at.nextNodeId === null ? '' : `, next ${at.nextNodeId}`}`);
+      if (json.parentRunId !== null) cli.out(`forked from ${json.parentRunId} at step ${String(json.forkedAt)}`);
+      cli.out(`next request: ${excerpt(JSON.stringify(json.request), 100)}`);
+      const keys = Object.keys(json.state);
+      cli.out(keys.length === 0 ? 'state: (empty)' : 'state:');
+      for (const key of keys) cli.out(`  ${key} = ${excerpt(JSON.stringify(json.state[key]), 100)}`);
+    });
+}

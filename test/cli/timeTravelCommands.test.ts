@@ -1,0 +1,38 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RunStateJson, ErrorJson } from '../../src/index.js';
+import { runCli } from '../support/runCli.js';
+
+const GRAPHS = ['--graphs', 'test/fixtures/timeTravelGraphs.ts'];
+
+describe('switchboard state', () => {
+  it('prints the full state after a step in text and versioned JSON, and refuses a step beyond the end typed', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sb-state-')), 'runs.db');
+    const base = [...GRAPHS, '--db', db];
+    const started = await runCli([...base, 'start', 'tally', 'three', '--json']);
+    expect(started.status, started.stderr).toBe(0);
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    const [text, json, last, beyond, bad] = await Promise.all([
+      runCli([...base, 'state', runId, '--at', '1']),
+      runCli([...base, 'state', runId, '--at', '2', '--json']),
+      runCli([...base, 'state', runId, '--json']),
+      runCli([...base, 'state', runId, '--at', '9', '--json']),
+      runCli([...base, 'state', runId, '--at', '-1']),
+    ]);
+    expect(text.status, text.stderr).toBe(0);
+    expect(text.stdout).toContain('step 1 of 3: after count, next double');
+    expect(text.stdout).toContain('  n = 1');
+    expect(text.stdout).toContain('next request: {"input":"counted three"}');
+    const at2 = RunStateJson.parse(JSON.parse(json.stdout));
+    expect(at2).toMatchObject({ schemaVersion: 1, runId, step: 2, lastStep: 3, nodeId: 'double', nextNodeId: 'small', state: { n: 2 }, parentRunId: null, forkedAt: null });
+    expect(RunStateJson.parse(JSON.parse(last.stdout))).toMatchObject({ step: 3, nodeId: 'small', state: { label: 'small' } });
+    expect(beyond.status).toBe(1);
+    const error = ErrorJson.parse(JSON.parse(beyond.stderr || beyond.stdout));
+    expect(error.error).toMatchObject({ code: 'step_out_of_range' });
+    expect(error.error.message).toContain('steps 0 to 3');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--at');
+  });
+});
