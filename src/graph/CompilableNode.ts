@@ -18,6 +18,12 @@ export interface NodeCompileScope {
    * `settleAndRoute` when the node's work is done).
    */
   routingHops(): object[];
+  /**
+   * The engine's way out when work the node runs for `nodeId` (a fork's branch) fails: a model call
+   * refused by a spent budget stops the run for the budget (or sends it to the graph's
+   * `onBudgetExceeded` node), anything else fails the run. For an invoke's `onError`.
+   */
+  errorHops(nodeId: string): object[];
   /** A name for an actor, action or guard that cannot collide with another node's. */
   name(local: string): string;
 }

@@ -184,6 +184,7 @@ function buildMachine(spec: GraphSpec, mode: 'invoke' | 'model' | 'direct' = 'in
         root,
         enterActions: () => [{ type: 'enterNode', params }],
         routingHops: () => hops(spec, node, root, 'reportRoute'),
+        errorHops: (nodeId) => errorHops(spec, { nodeId, key: stateKey(nodeId) }, root),
         name: (local) => `${node.key}::${local}`,
       });
       states[node.key] = own.state;

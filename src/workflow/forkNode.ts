@@ -4,7 +4,6 @@ import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { appendPath } from '../graph/PathLog.js';
 import { runtimeOf } from '../graph/RunRuntime.js';
 import { contextOf, nextState, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
-import { stateKey } from '../graph/stateKey.js';
 import { AgentContext } from './AgentContext.js';
 import { contextFromObject } from './executeStep.js';
 import { runBranch, type BranchOutcome, type Recovery } from './runBranch.js';
@@ -50,7 +49,7 @@ export function forkNode(mode: 'gather' | 'parallel', branches: readonly ForkBra
     parts: branches.map((b) => ({ name: b.id, graph: b.step.name })),
     execute: () => null,
     [COMPILE_NODE](scope: NodeCompileScope): CompiledNodeState {
-      const { node, root } = scope;
+      const { node } = scope;
       const n = { begin: scope.name('begin'), settle: scope.name('settle'), join: scope.name('join'), actor: scope.name('branch') };
       const params = { nodeId: node.id, key: node.key };
       const regions: Record<string, object> = {};
@@ -64,7 +63,8 @@ export function forkNode(mode: 'gather' | 'parallel', branches: readonly ForkBra
                 src: n.actor,
                 input: ({ context }: { context: GraphMachineContext }) => ({ index, input: context.request.input, context: forkContext(context, node.id), runId: context.runId, step: context.steps }),
                 onDone: { target: 'done', actions: [{ type: n.settle, params: { index } }] },
-                onError: { target: `${root}.failed`, actions: [{ type: 'failNode', params: { nodeId: branch.id, key: stateKey(branch.id) } }] },
+                // A branch whose model call a spent budget refused stops the run for the budget, as a step would.
+                onError: scope.errorHops(branch.id),
               },
             },
             done: { type: 'final' },

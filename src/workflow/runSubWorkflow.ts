@@ -5,7 +5,9 @@ import type { GraphMachine } from '../graph/compileMachine.js';
 import { heldSnapshot } from '../graph/durable/holdWaitingRun.js';
 import { driveActor } from '../graph/driveActor.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
-import { createWithRuntime } from '../graph/RunRuntime.js';
+import { createWithRuntime, runtimeOf } from '../graph/RunRuntime.js';
+import { budgetRefusal } from '../errors/BudgetError.js';
+import { exceededError } from '../budget/Budget.js';
 import { AgentContext } from './AgentContext.js';
 import { WorkflowAbort } from './WorkflowAbort.js';
 import { subWorkflowTrace, type StepScope } from './WorkflowLane.js';
@@ -97,9 +99,13 @@ export async function runSubWorkflow(
   }
   if (out.status === 'aborted') throw new WorkflowAbort(out.output, `sub-workflow "${workflow.name}" was aborted`);
   if (out.status !== 'completed') {
+    // A budget of the run spent inside the child (a model call it refused) is the run's: carried
+    // as the cause, the parent stops for the budget as if its own step had been refused.
+    const refusal = budgetRefusal(runtimeOf(actor).error) ?? (out.budget?.exceeded ? exceededError(out.budget.exceeded) : null);
     throw new WorkflowExecutionError(`sub-workflow "${workflow.name}" ended ${out.status}${out.error === null ? '' : `: ${out.error.message}`}`, {
       code: (out.error?.code as never) ?? 'node_failed',
       nodeId: workflow.name,
+      ...(refusal === null ? {} : { cause: refusal }),
     });
   }
   return { output: out.output, context: out.context };
