@@ -18,6 +18,8 @@ export interface MachineIo {
   finalError?(context: GraphMachineContext, status: RunStatus): SerializedError | null;
   /** The front end's own plain-data graph (a typed workflow's `WorkflowGraph`), shown beside the machine in exports. */
   graph?: unknown;
+  /** The executed node ids as the front end names them (a typed workflow's step names), for the output at a wait as at the end. */
+  path?(ids: readonly string[]): string[];
   /** Adds the front end's fields to the machine's output (the engine's fields are kept). */
   output(base: GraphMachineOutput, context: GraphMachineContext): GraphMachineOutput;
 }

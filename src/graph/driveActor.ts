@@ -2,6 +2,8 @@ import type { Actor } from 'xstate';
 import type { GraphMachine } from './compileMachine.js';
 import type { GraphMachineContext, GraphMachineOutput } from './GraphMachineContext.js';
 import { readPath } from './PathLog.js';
+import type { MachineIo } from './GraphSpec.js';
+import { findSpec } from './machineSpecs.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { BudgetMeter, holdMeterScope } from '../budget/BudgetMeter.js';
@@ -22,14 +24,18 @@ export interface DriveOptions {
   onWaiting?: (actor: Actor<GraphMachine>) => void;
 }
 
-/** The JSON output of a run that stopped at a human node. */
-export function waitingOutput(context: GraphMachineContext): GraphMachineOutput {
+/**
+ * The JSON output of a run that stopped at a human node; its path in the vocabulary of the machine's
+ * front end (`io.path`: a typed workflow's step names), as its output at the end has it.
+ */
+export function waitingOutput(context: GraphMachineContext, io?: MachineIo): GraphMachineOutput {
+  const ids = readPath(context.path);
   return {
     runId: context.runId,
     status: 'waiting',
     result: context.result,
     outputText: context.result?.outputText ?? null,
-    path: readPath(context.path),
+    path: io?.path === undefined ? ids : io.path(ids),
     steps: context.steps,
     state: context.state,
     error: null,
@@ -87,7 +93,7 @@ class ActorDriver {
       this.#settle();
       this.#options.onWaiting?.(this.#actor);
       this.#actor.stop();
-      this.#resolve(waitingOutput(context));
+      this.#resolve(waitingOutput(context, findSpec(this.#actor.logic)?.io));
     }
   }
 

@@ -187,12 +187,12 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
   async resume(runId: string, reply?: PersonReply, options: Omit<ResumeOptions, 'store'> & { store?: RunStore } = {}): Promise<WorkflowResult<O>> {
     const run = await resumeRun(this.toMachine(), runId, reply === undefined ? undefined : { reply }, options);
     if (run.status === 'waiting') void watchDeadline(this.#compile(), this.toMachine(), runId, deadlineOptions(options)).catch(() => undefined);
-    return toWorkflowResult<O>(run, this.#compile());
+    return toWorkflowResult<O>(run);
   }
 
   /** Runs the workflow and yields its events; the last one is `run.completed`. */
   stream(input: I, options: WorkflowRunOptions = {}): AsyncIterable<WorkflowEvent> {
-    return streamWorkflow(this.name, this.toMachine(), input, options);
+    return streamWorkflow(this.#compile(), this.toMachine(), input, options);
   }
 
   /**

@@ -7,7 +7,7 @@ import type { RunStatus, WorkflowRun } from '../graph/WorkflowRun.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { AgentContext } from './AgentContext.js';
 import { contextFromState } from './executeStep.js';
-import { stepPath, toMachineInput } from './workflowMachine.js';
+import { toMachineInput } from './workflowMachine.js';
 import type { CompiledWorkflow } from './compileWorkflow.js';
 import { watchDeadline, type DeadlineOptions } from './watchDeadline.js';
 
@@ -51,13 +51,14 @@ export function engineOptions(name: string, input: unknown, options: WorkflowRun
 }
 
 /** A graph run of a workflow's machine as the workflow's result. */
-export function toWorkflowResult<O>(run: WorkflowRun, compiled: CompiledWorkflow): WorkflowResult<O> {
+export function toWorkflowResult<O>(run: WorkflowRun): WorkflowResult<O> {
   const result: WorkflowResult<O> = {
     runId: run.runId,
     status: run.status,
     output: (run.result?.handoff ?? null) as O,
     context: contextFromState(run.state),
-    path: stepPath(compiled, run.path),
+    // The engine's run already names steps (see workflowMachine's io.path).
+    path: run.path,
     steps: run.steps,
   };
   if (run.error !== undefined) result.error = run.error;
@@ -89,11 +90,18 @@ export async function runWorkflow(compiled: CompiledWorkflow, machine: GraphMach
   const { request, options: engine } = engineOptions(compiled.graph.name, input, options);
   const run = await startRun(machine, request, engine, false);
   if (run.status === 'waiting') void watchDeadline(compiled, machine, run.runId, deadlineOptions(options)).catch(() => undefined);
-  return toWorkflowResult(run, compiled);
+  return toWorkflowResult(run);
 }
 
-/** Streams a workflow's run: the engine's events; the last one is `run.completed`. */
-export function streamWorkflow(name: string, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): AsyncIterable<WorkflowEvent> {
-  const { request, options: engine } = engineOptions(name, input, options);
-  return streamRun((i, o, l) => startRun(machine, i, o, true, l), request, engine);
+/**
+ * Streams a workflow's run: the engine's events; the last one is `run.completed`. A run left
+ * waiting at a HumanGate with a deadline has it watched, as after `run()`.
+ */
+export function streamWorkflow(compiled: CompiledWorkflow, machine: GraphMachine, input: unknown, options: WorkflowRunOptions): AsyncIterable<WorkflowEvent> {
+  const { request, options: engine } = engineOptions(compiled.graph.name, input, options);
+  return streamRun(async (i, o, l) => {
+    const run = await startRun(machine, i, o, true, l);
+    if (run.status === 'waiting') void watchDeadline(compiled, machine, run.runId, deadlineOptions(options)).catch(() => undefined);
+    return run;
+  }, request, engine);
 }

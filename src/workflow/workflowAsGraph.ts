@@ -35,7 +35,11 @@ export function workflowAsGraph(name: string, machine: () => GraphMachine, compi
     },
     stream(input, options) {
       const { request, options: engine } = engineOptions(name, inputOf(input), workflowOptions(options));
-      return streamRun((i, o, l) => startRun(machine(), i, o, true, l), request, engine);
+      return streamRun(async (i, o, l) => {
+        const run = await startRun(machine(), i, o, true, l);
+        if (run.status === 'waiting') watchWait(run.runId, deadlineOptions(options ?? {}));
+        return run;
+      }, request, engine);
     },
     toMachine: machine,
     watchWait,

@@ -63,13 +63,25 @@ export function toMachineInput(raw: WorkflowMachineInput, name: string): GraphMa
   return made;
 }
 
-/** Step names in execution order (the structural nodes and the finish node left out). */
+/**
+ * Step names in execution order (the structural nodes and the finish node left out). A step that
+ * waited for its sub-workflow and ran on after the reply (its `:waits` node, then the step again)
+ * is one execution: it is listed once, however many legs it took.
+ */
 export function stepPath(compiled: CompiledWorkflow, ids: readonly string[]): string[] {
   const labels = new Map(compiled.graph.nodes.filter((n) => n.type === 'step' && n.id !== compiled.graph.finishNode).map((n) => [n.id, n.label]));
   const out: string[] = [];
+  let resumed: string | null = null;
   for (const id of ids) {
+    const rt = compiled.runtime.get(id);
+    if (rt?.type === 'sub-wait') {
+      resumed = rt.step;
+      continue;
+    }
+    const continues = id === resumed;
+    resumed = null;
     const label = labels.get(id);
-    if (label !== undefined) out.push(label);
+    if (label !== undefined && !continues) out.push(label);
   }
   return out;
 }
@@ -86,6 +98,7 @@ const EARLY_ENDERS: ReadonlySet<NodeRuntime['type']> = new Set(['step', 'loop-en
 function machineIo(compiled: CompiledWorkflow): MachineIo {
   return {
     graph: compiled.graph,
+    path: (ids) => stepPath(compiled, ids),
     input: (raw) => toMachineInput(raw as WorkflowMachineInput, compiled.graph.name),
     finalStatus: (context, status) => {
       const end = earlyEnd(context);

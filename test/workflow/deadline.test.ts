@@ -88,6 +88,19 @@ describe('HumanGate deadlines without a reply', () => {
     await store.close();
   }, 30_000);
 
+  it('stream(): a streamed run that waits past its deadline takes onTimeout by itself (the workflow and its graph view)', async () => {
+    for (const streamOf of [(wf: ReturnType<typeof reviewFlow>, store: RunStore) => wf.stream('s', { store }), (wf: ReturnType<typeof reviewFlow>, store: RunStore) => wf.asGraph().stream('s', { store })]) {
+      const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-wf-deadline-')), 'runs.db') });
+      let last: WorkflowRun | null = null;
+      for await (const e of streamOf(reviewFlow(0), store)) if (e.type === 'run.completed') last = (e as { run: WorkflowRun }).run;
+      expect(last?.status).toBe('waiting');
+      const record = await settled(store, last!.runId);
+      expect(record.status).toBe('completed');
+      expect(record.outputText).toMatch(/^expired draft of s: no decision before the deadline/);
+      await store.close();
+    }
+  }, 30_000);
+
   it('through a RunManager (the workbench and CLI): a started run times out by itself, and so does a wait after a resume', async () => {
     const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-wf-deadline-')), 'runs.db') });
     const wf = Workflow.define<string>('timed-loop')
