@@ -178,6 +178,16 @@ export { recoverRuns, isOrphaned, type RecoverOptions, type RecoveryOutcome } fr
 export { cancelRun } from './graph/durable/cancelRun.js';
 /** Start, resume, recover, cancel and list the stored runs of a set of graphs. */
 export { RunManager, type RunManagerOptions } from './graph/durable/RunManager.js';
+/** The distributed mode: runs queued in Redis (BullMQ) and stored in PostgreSQL, for workers on any machine. */
+export { RunQueue, type RunQueueOptions, type SweepOutcome } from './queue/RunQueue.js';
+/** Takes run jobs and advances each run from its stored snapshot (what `switchboard worker` runs). */
+export { RunWorker, type RunWorkerOptions } from './queue/RunWorker.js';
+/** What a worker did with one run job. */
+export type { LegOutcome } from './queue/advanceRun.js';
+/** The run options a queued run keeps (they travel in its stored snapshot). */
+export type { QueuedRunOptions } from './graph/durable/insertQueuedRun.js';
+/** The run queue's configuration is wrong or Redis is out of reach. */
+export { QueueError } from './queue/QueueError.js';
 /** Options that make runs durable. */
 export type { DurableOptions, ResumeOptions } from './graph/durable/DurableOptions.js';
 /** The structural hash a stored run is checked against when it resumes. */

@@ -26,11 +26,11 @@ const paint = (text: string, colour: Colour) => `${SGR[colour]}${text}${SGR.rese
 /** The colour of a run status: green when it completed, yellow while it waits or runs, red otherwise. */
 function statusColour(status: string): Colour {
   if (status === 'completed') return 'green';
-  if (status === 'waiting' || status === 'running' || status === 'interrupted') return 'yellow';
+  if (status === 'waiting' || status === 'queued' || status === 'running' || status === 'interrupted') return 'yellow';
   return 'red';
 }
 
-const STATUS = 'completed|waiting|running|interrupted|failed|cancelled|aborted|max-steps|budget-exceeded';
+const STATUS = 'completed|waiting|queued|running|interrupted|failed|cancelled|aborted|max-steps|budget-exceeded';
 const GLYPHS: Record<string, Colour> = { '✓': 'green', '✗': 'red', '⏸': 'yellow', '⚠': 'yellow', '↻': 'yellow' };
 
 /**

@@ -36,6 +36,9 @@ export const SWITCHBOARD_ERROR_CODES = [
   'store_config',
   'store_corrupt',
   'store_unavailable',
+  // The distributed run queue: SWITCHBOARD_REDIS_URL or its options are wrong, or Redis cannot be reached.
+  'queue_config',
+  'queue_unavailable',
   'run_not_found',
   'run_conflict',
   'run_not_waiting',

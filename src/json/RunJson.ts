@@ -4,8 +4,8 @@ import { StoredRunStatus } from '../persistence/RunStore.js';
 import { redactForOutput } from '../trace/redact.js';
 import { JSON_SCHEMA_VERSION } from './jsonSchemaVersion.js';
 
-/** A run status as a leg ends: the statuses of `WorkflowRun` (the stored ones but `running` and `interrupted`). */
-const LegStatus = StoredRunStatus.exclude(['running', 'interrupted']);
+/** A run status as a leg ends: the statuses of `WorkflowRun` (the stored ones but `queued`, `running` and `interrupted`). */
+const LegStatus = StoredRunStatus.exclude(['queued', 'running', 'interrupted']);
 // The schema lists exactly the statuses a run can end a leg with.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const legStatusesMatch: Same<z.infer<typeof LegStatus>, RunStatus> = true;

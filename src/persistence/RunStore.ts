@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { SnapshotPatch } from './snapshotPatch.js';
 
 /**
- * Every status a stored run can have. `interrupted`: its process died and it waits for `recover()`;
+ * Every status a stored run can have. `queued`: created through a `RunQueue`, it waits for a worker
+ * to take its first leg; `interrupted`: its process died and it waits for `recover()`;
  * `aborted`: a typed workflow's step ended it early with a degraded answer; `budget-exceeded`: one of
  * its budgets was spent (the snapshot's context says which, its limit and what was spent).
  */
-export const StoredRunStatus = z.enum(['running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted', 'aborted', 'budget-exceeded']);
+export const StoredRunStatus = z.enum(['queued', 'running', 'waiting', 'completed', 'max-steps', 'failed', 'cancelled', 'interrupted', 'aborted', 'budget-exceeded']);
 /** Every status a stored run can have. */
 export type StoredRunStatus = z.infer<typeof StoredRunStatus>;
 

@@ -53,7 +53,7 @@ export async function loadRun(store: RunStore, machine: GraphMachine, runId: str
  * The reply as an event, checked against the human node the stored run waits at (through any
  * coordinator whose specialist waits): text, or JSON matching the node's `reply` schema.
  */
-function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, record: RunRecord): HumanReplyEvent {
+export function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, record: RunRecord): HumanReplyEvent {
   const reply = (event as { reply?: unknown } | null)?.reply;
   const refuse = (problem: string) => new RunStateError(`resume(${runId}): ${problem}`, { code: 'invalid_reply', runId });
   if (reply === undefined) throw refuse('give the reply as { reply }: text, or JSON for a human node declared with a reply schema');
@@ -77,7 +77,7 @@ function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, 
  * Continues a stored run from its latest snapshot, in this or any other process. With a reply it
  * resumes a `waiting` run (the reply lands in the shared state and routing continues from the
  * human node); without one it continues an `interrupted` run, re-running the node that was in
- * flight. The run is claimed by compare-and-set on its version: of two concurrent resumes exactly
+ * flight, or takes the first leg of a `queued` one (see `RunQueue`). The run is claimed by compare-and-set on its version: of two concurrent resumes exactly
  * one wins, and the refused call changes nothing. Without `options.store`, it resumes a run started
  * without a store, whose wait this process holds in {@link defaultMemoryStore}; that leg runs in
  * memory as the first one did.
@@ -118,10 +118,12 @@ export async function resumeRun(
   if (reply !== undefined && record.status !== 'waiting') {
     throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
   }
-  if (reply === undefined && record.status !== 'interrupted') {
+  if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued') {
     const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
-    throw new RunStateError(`run ${runId} is ${record.status}; only interrupted runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
+    throw new RunStateError(`run ${runId} is ${record.status}; only interrupted (or queued) runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
   }
+  // A queued run's first leg starts here: nothing was run before, so there is no resumption to report.
+  const firstLeg = record.status === 'queued';
   const clock = options.clock ?? systemClock;
   // Only for the claim: the run's own clock (which reports a failure) is the runtime's.
   const claimClock = guardClock(clock, () => {});
@@ -160,7 +162,7 @@ export async function resumeRun(
   const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
   if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
-    resumed,
+    ...(firstLeg ? {} : { resumed }),
     store,
     record: claimed,
     runtime,

@@ -1,0 +1,189 @@
+import type { Queue } from 'bullmq';
+import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../persistence/RunStore.js';
+import { RunStateError } from '../errors/RunStateError.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import type { AgentRequest } from '../graph/AgentNode.js';
+import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../graph/RunnableGraph.js';
+import { cancelRun } from '../graph/durable/cancelRun.js';
+import { insertQueuedRun, type QueuedRunOptions } from '../graph/durable/insertQueuedRun.js';
+import { loadRun, toReplyEvent } from '../graph/durable/resumeRun.js';
+import { isOrphaned } from '../graph/durable/recoverRuns.js';
+import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConnection.js';
+import { QueueError } from './QueueError.js';
+import { RUN_JOB, jobIdFor, type RunJobData } from './runJob.js';
+import { pendingReply, QUEUE_REPLY_KEY } from './pendingReply.js';
+
+/** Options for {@link RunQueue}. */
+export interface RunQueueOptions {
+  /** The run store every worker shares: a `PostgresRunStore` (the source of truth; Redis only holds jobs). */
+  store: RunStore;
+  /** The graphs (and typed workflows) runs can be started of, by name. */
+  graphs: readonly RegisteredGraph[];
+  /** Where Redis is (default `$SWITCHBOARD_REDIS_URL`). */
+  redisUrl?: string;
+  /** The BullMQ queue's name (default `$SWITCHBOARD_QUEUE`, else `switchboard-runs`); workers must use the same. */
+  queueName?: string;
+}
+
+/** What {@link RunQueue.sweep} did. */
+export interface SweepOutcome {
+  /** The runs it found needing a job (a job that already existed was left as it was). */
+  enqueued: string[];
+}
+
+/** The queue name the options or the environment ask for. */
+export function queueNameOf(name: string | undefined): string {
+  const chosen = name ?? (process.env.SWITCHBOARD_QUEUE || 'switchboard-runs');
+  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(chosen)) {
+    throw new QueueError(`the queue name must be 1-100 letters, digits, "_", "." or "-"; received ${JSON.stringify(chosen.slice(0, 120))}`, { code: 'queue_config' });
+  }
+  return chosen;
+}
+
+/**
+ * Runs of registered graphs executed by workers on any machine: the run row is written to the
+ * shared store first (status `queued`, its initial snapshot), then a BullMQ job named by the run
+ * id is added, so a crash between the two leaves a row that {@link RunQueue.sweep} gives a job, and
+ * adding a job twice adds it once. A reply to a waiting run is kept in the store's journal before
+ * its job is added, for the same reason. Workers (`RunWorker`, `switchboard worker`) take the jobs.
+ *
+ * @example
+ * const queue = new RunQueue({ store: new PostgresRunStore(), graphs, redisUrl: 'redis://127.0.0.1:6379' });
+ * const runId = await queue.start('customer-service', 'Where is my order SO20261001?');
+ * // … later, when the run waits for a human:
+ * await queue.resume(runId, 'Approved: refund 599 CNY');
+ */
+export class RunQueue {
+  readonly store: RunStore;
+  readonly name: string;
+  readonly #graphs: Map<string, RunnableGraph>;
+  readonly #connection: RedisConnection;
+  #queue: Promise<Queue<RunJobData>> | null = null;
+
+  constructor(options: RunQueueOptions) {
+    this.store = options.store;
+    this.name = queueNameOf(options.queueName);
+    this.#connection = redisConnection(options.redisUrl, 'RunQueue');
+    this.#graphs = new Map(options.graphs.map((g) => [toRunnableGraph(g).name, toRunnableGraph(g)]));
+  }
+
+  /** The Redis URL with its password hidden. */
+  get redisUrl(): string {
+    return safeRedisUrl(this.#connection.url);
+  }
+
+  /** A registered graph by name. */
+  graph(name: string): RunnableGraph {
+    const graph = this.#graphs.get(name);
+    if (graph === undefined) {
+      throw new GraphDefinitionError(`no graph named "${name}" is registered; known: ${[...this.#graphs.keys()].join(', ') || '(none)'}`);
+    }
+    return graph;
+  }
+
+  /**
+   * Creates a queued run of a registered graph and its job; resolves to the run id as soon as both
+   * are written (no node has run yet). `options.runId` names the run (it must not contain ":").
+   */
+  async start(graphName: string, input: string | AgentRequest, options: QueuedRunOptions = {}): Promise<string> {
+    const graph = this.graph(graphName);
+    if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.includes(':') || /^\d+$/.test(options.runId))) {
+      throw new GraphDefinitionError(`RunQueue.start: runId must not contain ":" nor be a whole number (BullMQ job ids); received ${JSON.stringify(String(options.runId).slice(0, 80))}`);
+    }
+    const record = await insertQueuedRun(graph.toMachine(), input, { ...options, store: this.store });
+    await this.enqueue(record);
+    return record.runId;
+  }
+
+  /**
+   * Answers a run that waits for a human: the reply is checked against the node it waits at, kept
+   * in the store, and a worker continues the run. Of two different replies to one wait the first
+   * wins; the other is refused (`run_not_waiting`). Resolves once the reply is queued.
+   */
+  async resume(runId: string, reply: unknown): Promise<void> {
+    const current = await this.store.getRun(runId);
+    if (current === null) throw new RunStateError(`run not found: ${runId}`, { code: 'run_not_found', runId });
+    const record = await loadRun(this.store, this.graph(current.graphName).toMachine(), runId);
+    if (FINISHED_STATUSES.has(record.status)) {
+      throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
+    }
+    if (record.status !== 'waiting') {
+      throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
+    }
+    toReplyEvent(runId, { reply }, this.graph(record.graphName).toMachine(), record);
+    // The wait is named by the row's version, which stays put while the run waits.
+    await this.store.putJournal(runId, record.version, QUEUE_REPLY_KEY, reply);
+    const kept = await pendingReply(this.store, record);
+    if (kept === undefined || JSON.stringify(kept.value) !== JSON.stringify(reply)) {
+      throw new RunStateError(`run ${runId} was answered by another reply first; this one was not used`, { code: 'run_not_waiting', runId });
+    }
+    await this.enqueue(record);
+  }
+
+  /**
+   * Cancels a queued, running, waiting or interrupted run. A worker running it stops at its next
+   * checkpoint, which loses its compare-and-set against the cancellation.
+   */
+  cancel(runId: string): Promise<RunRecord> {
+    return cancelRun(this.store, runId);
+  }
+
+  /**
+   * Adds the job a run needs now (queued, interrupted, running without a live owner, or waiting
+   * with a reply kept). The job is named by the run id and the row's version, so adding it again
+   * is a no-op while it exists.
+   */
+  async enqueue(record: Pick<RunRecord, 'runId' | 'status' | 'version'>): Promise<void> {
+    const jobId = jobIdFor(record);
+    try {
+      await (await this.#bull()).add(RUN_JOB, { runId: record.runId }, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+    } catch (cause) {
+      throw new QueueError(`cannot add the job of run ${record.runId} to Redis at ${this.redisUrl}: ${(cause as Error).message}; the run is stored and the next sweep adds it`, {
+        code: 'queue_unavailable',
+        cause,
+      });
+    }
+  }
+
+  /**
+   * Gives a job to every run that needs one and may have none: queued runs (a crash between the
+   * row and its job), interrupted runs, running runs whose owner is gone, and waiting runs with a
+   * reply kept. Workers call it periodically; after Redis lost its data it restores every job.
+   */
+  async sweep(options: { now?: number; limit?: number } = {}): Promise<SweepOutcome> {
+    const now = options.now ?? Date.now();
+    const limit = options.limit ?? 10_000;
+    const enqueued: string[] = [];
+    const candidates: RunRecord[] = [];
+    for (const status of ['queued', 'interrupted', 'running', 'waiting'] as const) candidates.push(...(await this.store.listRuns({ status, limit })));
+    for (const record of candidates) {
+      const needsJob =
+        record.status === 'queued' ||
+        record.status === 'interrupted' ||
+        (record.status === 'running' && isOrphaned(record, now)) ||
+        (record.status === 'waiting' && (await pendingReply(this.store, record)) !== undefined);
+      if (!needsJob) continue;
+      await this.enqueue(record);
+      enqueued.push(record.runId);
+    }
+    return { enqueued };
+  }
+
+  /** Closes the connection to Redis (the store is the caller's to close). */
+  async close(): Promise<void> {
+    const queue = this.#queue;
+    this.#queue = null;
+    await (await queue)?.close();
+  }
+
+  /** BullMQ (and ioredis) are loaded when the first job is added: a process that never queues never loads them. */
+  #bull(): Promise<Queue<RunJobData>> {
+    this.#queue ??= import('bullmq').then(({ Queue }) => {
+      const queue = new Queue<RunJobData>(this.name, { connection: this.#connection });
+      // A connection error is reported by the call that needs Redis; the emitter must not crash the process.
+      queue.on('error', () => {});
+      return queue;
+    });
+    return this.#queue;
+  }
+}

@@ -1,0 +1,155 @@
+import type { Job, Worker } from 'bullmq';
+import type { RunStore } from '../persistence/RunStore.js';
+import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../graph/RunnableGraph.js';
+import { DEFAULT_LEASE_MS } from '../graph/durable/DurableOptions.js';
+import { newOwnerId } from '../graph/durable/owner.js';
+import { advanceRun, type LegOutcome } from './advanceRun.js';
+import { QueueError } from './QueueError.js';
+import { redisConnection, type RedisConnection } from './redisConnection.js';
+import { RunQueue, queueNameOf } from './RunQueue.js';
+import type { RunJobData } from './runJob.js';
+
+/** Options for {@link RunWorker}. */
+export interface RunWorkerOptions {
+  /** The run store the queue writes to (a `PostgresRunStore` shared by every worker). */
+  store: RunStore;
+  /** The graphs this worker can run, by name: the same module as the queue's. */
+  graphs: readonly RegisteredGraph[];
+  /** Where Redis is (default `$SWITCHBOARD_REDIS_URL`). */
+  redisUrl?: string;
+  /** The queue's name (default `$SWITCHBOARD_QUEUE`, else `switchboard-runs`). */
+  queueName?: string;
+  /** Runs advanced at once by this worker (default 1). */
+  concurrency?: number;
+  /** This worker's lease owner id (default `host/pid/random`, a new one per worker). */
+  owner?: string;
+  /** How long a run's lease lasts without renewal (default 30 s). A dead worker's runs on another host wait this long. */
+  leaseMs?: number;
+  /**
+   * How long BullMQ's job lock lasts without renewal (default 30 s): a worker that dies holding a
+   * job gives it back after this; stalled jobs are looked for every half of it.
+   */
+  lockMs?: number;
+  /** How often the worker sweeps for runs without a job (default 30 s; 0: never). */
+  sweepEveryMs?: number;
+  /** Called after every job, with what was done (for logs; a throw is ignored). */
+  onOutcome?: (outcome: LegOutcome) => void;
+  /** Called with errors the worker survives (a lost Redis connection, a job that failed and is retried). */
+  onError?: (error: Error) => void;
+  /** For tests of lock loss only: never renew the BullMQ lock, so another worker's stalled check takes the job. */
+  renewLocks?: boolean;
+}
+
+/**
+ * Takes run jobs from the queue and advances each run from its stored snapshot until it ends or
+ * waits, checkpointing to the store as any stored run does (`advanceRun`). A worker that dies
+ * loses its BullMQ lock and its run's lease: another worker's stalled check gives the job back and
+ * the run continues from its last checkpoint; side-effecting tools go through the journal. A
+ * worker that is slow but alive keeps its lease, so a second worker given the same run waits for it.
+ *
+ * @example
+ * const worker = new RunWorker({ store: new PostgresRunStore(), graphs, concurrency: 4 });
+ * await worker.start();
+ * process.once('SIGTERM', () => void worker.close());
+ */
+export class RunWorker {
+  readonly owner: string;
+  readonly #options: RunWorkerOptions;
+  readonly #graphs: Map<string, RunnableGraph>;
+  readonly #connection: RedisConnection;
+  readonly #queue: RunQueue;
+  readonly #name: string;
+  #worker: Worker<RunJobData> | null = null;
+  #sweeper: NodeJS.Timeout | null = null;
+  #delayed: (new () => Error) | null = null;
+
+  constructor(options: RunWorkerOptions) {
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) {
+      throw new QueueError(`RunWorker: concurrency must be a whole number from 1 to 1000; received ${String(options.concurrency)}`, { code: 'queue_config' });
+    }
+    for (const key of ['leaseMs', 'lockMs', 'sweepEveryMs'] as const) {
+      const value = options[key];
+      if (value !== undefined && (!Number.isInteger(value) || value < (key === 'sweepEveryMs' ? 0 : 100))) {
+        throw new QueueError(`RunWorker: ${key} must be a whole number of milliseconds (at least ${key === 'sweepEveryMs' ? 0 : 100}); received ${String(value)}`, { code: 'queue_config' });
+      }
+    }
+    this.#options = { ...options, concurrency };
+    this.owner = options.owner ?? newOwnerId();
+    this.#connection = redisConnection(options.redisUrl, 'RunWorker');
+    this.#name = queueNameOf(options.queueName);
+    this.#graphs = new Map(options.graphs.map((g) => [toRunnableGraph(g).name, toRunnableGraph(g)]));
+    this.#queue = new RunQueue({ store: options.store, graphs: options.graphs, redisUrl: this.#connection.url, queueName: this.#name });
+  }
+
+  /** Starts taking jobs; resolves once connected to Redis. */
+  async start(): Promise<void> {
+    if (this.#worker !== null) return;
+    const lockMs = this.#options.lockMs ?? 30_000;
+    const { Worker, DelayedError } = await import('bullmq');
+    this.#delayed = DelayedError;
+    const worker = new Worker<RunJobData>(this.#name, (job, token) => this.#process(job, token), {
+      connection: this.#connection,
+      concurrency: this.#options.concurrency ?? 1,
+      lockDuration: lockMs,
+      stalledInterval: Math.max(100, Math.floor(lockMs / 2)),
+      // The store decides whether a run may go on, not a count of stalls: a run whose workers keep dying is still continued.
+      maxStalledCount: 1000,
+      skipLockRenewal: this.#options.renewLocks === false,
+      removeOnComplete: { count: 0 },
+      removeOnFail: { count: 0 },
+    });
+    worker.on('error', (error) => this.#report(error));
+    worker.on('failed', (_job, error) => this.#report(error));
+    this.#worker = worker;
+    await worker.waitUntilReady();
+    const every = this.#options.sweepEveryMs ?? 30_000;
+    if (every > 0) {
+      this.#sweeper = setInterval(() => void this.#queue.sweep().catch((error: Error) => this.#report(error)), every);
+      this.#sweeper.unref();
+    }
+  }
+
+  /**
+   * Stops taking jobs and waits for the legs in progress to end or wait (checkpointed as always),
+   * then closes the connections. `force` does not wait: the runs in progress are given back when
+   * their lock and lease run out, and continue from their last checkpoint elsewhere.
+   */
+  async close(force = false): Promise<void> {
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+    await this.#worker?.close(force);
+    this.#worker = null;
+    await this.#queue.close();
+  }
+
+  async #process(job: Job<RunJobData>, token: string | undefined): Promise<string> {
+    const runId = job.data.runId;
+    const outcome = await advanceRun(runId, {
+      store: this.#options.store,
+      graphs: this.#graphs,
+      owner: this.owner,
+      leaseMs: this.#options.leaseMs ?? DEFAULT_LEASE_MS,
+    });
+    try {
+      this.#options.onOutcome?.(outcome);
+    } catch {
+      // A logger's failure must not fail the job.
+    }
+    if (outcome.outcome === 'held') {
+      // A living owner runs it: look again once its lease would have run out.
+      await job.moveToDelayed(Math.max(Date.now() + 100, outcome.until + 100), token);
+      throw new this.#delayed!();
+    }
+    return outcome.outcome === 'advanced' ? outcome.run.status : 'nothing';
+  }
+
+  #report(error: Error): void {
+    if (this.#delayed !== null && error instanceof this.#delayed) return;
+    try {
+      this.#options.onError?.(error);
+    } catch {
+      // ignored, as above
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { FINISHED_STATUSES, type RunStore } from '../persistence/RunStore.js';
+import { RunStateError } from '../errors/RunStateError.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import type { WorkflowRun } from '../graph/WorkflowRun.js';
+import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
+import { isOrphaned } from '../graph/durable/recoverRuns.js';
+import { resumeRun } from '../graph/durable/resumeRun.js';
+import { pendingReply } from './pendingReply.js';
+
+/** What a worker did with one run job. */
+export type LegOutcome =
+  /** It ran a leg of the run, which ended or waits (`run.status`). */
+  | { runId: string; outcome: 'advanced'; run: WorkflowRun }
+  /** Another owner holds the run's lease (a living worker runs it): the job waits until `until`. */
+  | { runId: string; outcome: 'held'; owner: string | null; until: number }
+  /** Nothing to do: the run finished, waits without a reply, or is gone. */
+  | { runId: string; outcome: 'nothing'; reason: string };
+
+/** Everything {@link advanceRun} needs. */
+export interface AdvanceOptions extends Omit<ResumeOptions, 'store'> {
+  store: RunStore;
+  graphs: ReadonlyMap<string, RunnableGraph>;
+  now?: () => number;
+}
+
+/** Attempts before a run that keeps changing under the worker is left to its job's retry. */
+const ATTEMPTS = 4;
+
+/**
+ * Advances a stored run by one leg, whatever state a job finds it in: a queued or interrupted run
+ * continues from its snapshot; a waiting run with a reply kept by `RunQueue.resume` takes it; a
+ * running run whose owner is gone (lease expired, or its process on this host died) is marked
+ * interrupted and continued; a running run whose owner lives is left to it (`held`). The claim is
+ * the store's compare-and-set, so of two workers given the same run at once exactly one advances it.
+ */
+export async function advanceRun(runId: string, options: AdvanceOptions): Promise<LegOutcome> {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const record = await store.getRun(runId);
+    if (record === null) return { runId, outcome: 'nothing', reason: 'no such run in the store' };
+    if (FINISHED_STATUSES.has(record.status)) return { runId, outcome: 'nothing', reason: `the run already ${record.status === 'completed' ? 'completed' : `ended (${record.status})`}` };
+    const graph = options.graphs.get(record.graphName);
+    if (graph === undefined) {
+      throw new GraphDefinitionError(
+        `run ${runId} is of graph "${record.graphName}", which this worker does not have (it has ${[...options.graphs.keys()].join(', ') || 'none'}); start workers with the same --graphs module as the queue`,
+      );
+    }
+    const { graphs: _graphs, now: _now, ...resume } = options;
+    try {
+      if (record.status === 'waiting') {
+        const reply = await pendingReply(store, record);
+        if (reply === undefined) return { runId, outcome: 'nothing', reason: 'the run waits for a reply' };
+        return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, { reply: reply.value }, resume) };
+      }
+      if (record.status === 'running') {
+        if (!isOrphaned(record, now())) return { runId, outcome: 'held', owner: record.owner, until: record.leaseExpiresAt ?? now() };
+        // Its owner is gone: whoever marks it interrupted first continues it.
+        if ((await store.updateRun(runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null })) === null) continue;
+      }
+      return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, undefined, resume) };
+    } catch (error) {
+      // Another worker (or a cancel) changed the run between the read and the claim: read it again.
+      if (error instanceof RunStateError && (error.code === 'run_conflict' || error.code === 'run_not_waiting' || error.code === 'run_finished')) continue;
+      throw error;
+    }
+  }
+  throw new RunStateError(`run ${runId} kept changing while a worker tried to claim it; its job is retried`, { code: 'run_conflict', runId, retryable: true });
+}

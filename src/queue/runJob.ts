@@ -1,0 +1,18 @@
+import type { RunRecord } from '../persistence/RunStore.js';
+
+/** The name of every run job (BullMQ's job name). */
+export const RUN_JOB = 'run';
+
+/** What a run job carries: only the run id; the store holds everything else. */
+export interface RunJobData {
+  runId: string;
+}
+
+/**
+ * A run job's id: the run id for a queued run's first leg, the run id and the row's version after
+ * that (a reply, a recovery). A job added twice for the same row is added once; a job for a row
+ * that moved on finds nothing to do.
+ */
+export function jobIdFor(record: Pick<RunRecord, 'runId' | 'status' | 'version'>): string {
+  return record.status === 'queued' ? record.runId : `${record.runId}.v${record.version}`;
+}
