@@ -1,10 +1,15 @@
+import { isCompilableNode } from '../graph/CompilableNode.js';
 import type { GraphMachine } from '../graph/compileMachine.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import { resumeRun } from '../graph/durable/resumeRun.js';
+import { findSpec } from '../graph/machineSpecs.js';
 import { defaultMemoryStore } from '../persistence/MemoryRunStore.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import type { CompiledWorkflow } from './compileWorkflow.js';
 import { deadlineKey } from './personRouter.js';
+import type { HeldChild } from './runSubWorkflow.js';
+import { heldChildKey } from './workflowKeys.js';
+import { compiledOf } from './workflowMachine.js';
 
 /** What a timed-out wait is resumed with: the store it is kept in (none: held in this process) and the listeners of the leg that armed it. */
 export type DeadlineOptions = Pick<ResumeOptions, 'owner' | 'leaseMs' | 'onEvent' | 'recorders' | 'session' | 'streaming'> & { store?: RunStore };
@@ -12,38 +17,70 @@ export type DeadlineOptions = Pick<ResumeOptions, 'owner' | 'leaseMs' | 'onEvent
 /** setTimeout's longest delay; a longer wait is re-armed when it runs out. */
 const MAX_DELAY = 2 ** 31 - 1;
 
+/** A wait at a HumanGate with a deadline: where (node ids from the run down to the gate's wait), when, and by which clock. */
 interface WaitAt {
-  nodeId: string;
-  gate: string;
+  where: string;
   deadline: number;
   now: () => number;
 }
 
-/** Where a stored record waits at a HumanGate with a deadline, or null. */
-function waitOf(compiled: CompiledWorkflow, record: { status: string; snapshot: unknown } | null): WaitAt | null {
-  if (record === null || record.status !== 'waiting') return null;
-  const context = (record.snapshot as { context?: { waiting?: { nodeId?: string } | null; state?: Record<string, unknown> } } | null)?.context;
+type WaitingSnapshot = { context?: { waiting?: { nodeId?: string } | null; state?: Record<string, unknown> } } | null;
+
+/**
+ * Where a waiting snapshot of a workflow's machine waits at a HumanGate with a deadline, or null:
+ * at a gate of its own, or — through a sub-workflow step's wait (`<step>:waits`, the held child's
+ * snapshot) or a node whose child waits (a fork's branch) — at one inside, at any depth.
+ */
+function waitIn(compiled: CompiledWorkflow, machine: object, snapshot: unknown, above: string): WaitAt | null {
+  const context = (snapshot as WaitingSnapshot)?.context;
   const nodeId = context?.waiting?.nodeId;
-  const rt = nodeId === undefined ? undefined : compiled.runtime.get(nodeId);
-  if (rt?.type !== 'person') return null;
-  const gate = compiled.runtime.get(rt.gate);
-  const person = gate?.type === 'gate' ? gate.gate.waitsForPerson : undefined;
-  const deadline = context?.state?.[deadlineKey(rt.gate)];
-  if (person === undefined || person.timeoutMs === null || typeof deadline !== 'number') return null;
-  return { nodeId: nodeId!, gate: rt.gate, deadline, now: person.now };
+  if (nodeId === undefined) return null;
+  const where = above === '' ? nodeId : `${above}/${nodeId}`;
+  const rt = compiled.runtime.get(nodeId);
+  if (rt?.type === 'person') {
+    const gate = compiled.runtime.get(rt.gate);
+    const person = gate?.type === 'gate' ? gate.gate.waitsForPerson : undefined;
+    const deadline = context?.state?.[deadlineKey(rt.gate)];
+    if (person === undefined || person.timeoutMs === null || typeof deadline !== 'number') return null;
+    return { where, deadline, now: person.now };
+  }
+  if (rt?.type === 'sub-wait') {
+    const held = context?.state?.[heldChildKey(rt.step)] as HeldChild | undefined;
+    const child = compiled.subWorkflows.get(rt.step) as { toMachine?: () => GraphMachine } | undefined;
+    if (held === undefined || typeof child?.toMachine !== 'function') return null;
+    return waitInMachine(child.toMachine(), held.snapshot, where);
+  }
+  const node = findSpec(machine)?.nodes.find((n) => n.id === nodeId)?.node;
+  if (isCompilableNode(node) && node.waitingChild !== undefined) {
+    const child = node.waitingChild(snapshot, nodeId);
+    return child === null ? null : waitInMachine(child.machine, child.snapshot, where);
+  }
+  return null;
+}
+
+function waitInMachine(machine: object, snapshot: unknown, above: string): WaitAt | null {
+  const compiled = compiledOf(machine);
+  return compiled === undefined ? null : waitIn(compiled, machine, snapshot, above);
+}
+
+/** Where a stored record waits at a HumanGate with a deadline (at any depth), or null. */
+function waitOf(compiled: CompiledWorkflow, machine: GraphMachine, record: { status: string; snapshot: unknown } | null): WaitAt | null {
+  if (record === null || record.status !== 'waiting') return null;
+  return waitIn(compiled, machine, record.snapshot, '');
 }
 
 /**
- * Arms the deadline of a run that waits at a `HumanGate` with `timeoutMs`: when it passes and the
- * run still waits at that same wait (no reply came, no other process resumed it), the run is
- * resumed with TIMEOUT and takes `onTimeout` — in memory and, for a stored run, in the process
+ * Arms the deadline of a run that waits at a `HumanGate` with `timeoutMs` — its own, or one inside
+ * a sub-workflow or fork branch it waits for, at any depth: when it passes and the run still waits
+ * at that same wait (no reply came, no other process resumed it), the run is resumed with TIMEOUT
+ * (handed down to the gate) and takes `onTimeout` — in memory and, for a stored run, in the process
  * that armed it. The timer does not keep the process alive; a run whose process ended is armed
  * again by `recoverRuns` in the next one (at once when its deadline has passed), and a reply that
  * comes after the deadline takes `onTimeout` anyway.
  */
 export async function watchDeadline(compiled: CompiledWorkflow, machine: GraphMachine, runId: string, options: DeadlineOptions): Promise<void> {
   const store = options.store ?? defaultMemoryStore;
-  const wait = waitOf(compiled, await store.getRun(runId));
+  const wait = waitOf(compiled, machine, await store.getRun(runId));
   if (wait === null) return;
   const fire = async () => {
     const left = wait.deadline - wait.now();
@@ -52,8 +89,8 @@ export async function watchDeadline(compiled: CompiledWorkflow, machine: GraphMa
       setTimeout(() => void fire(), Math.min(left, MAX_DELAY)).unref();
       return;
     }
-    const now = waitOf(compiled, await store.getRun(runId));
-    if (now === null || now.nodeId !== wait.nodeId || now.deadline !== wait.deadline) return;
+    const now = waitOf(compiled, machine, await store.getRun(runId));
+    if (now === null || now.where !== wait.where || now.deadline !== wait.deadline) return;
     try {
       const { store: _s, ...rest } = options;
       const reply = { decision: 'TIMEOUT', text: `no decision before the deadline (${new Date(wait.deadline).toISOString()})` };

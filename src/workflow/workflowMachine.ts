@@ -198,5 +198,14 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     def.transitions.set(id, [{ to: id === graph.finishNode ? END : (next?.to ?? END), condition: null }]);
   }
   const spec = { ...buildGraphSpec(def), io: machineIo(compiled) };
-  return compileMachine(spec);
+  const machine = compileMachine(spec);
+  compiledWorkflows.set(machine, compiled);
+  return machine;
+}
+
+const compiledWorkflows = new WeakMap<object, CompiledWorkflow>();
+
+/** The compiled workflow a machine was built from (undefined for a machine no workflow built). */
+export function compiledOf(machine: object): CompiledWorkflow | undefined {
+  return compiledWorkflows.get(machine);
 }

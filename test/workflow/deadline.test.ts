@@ -117,3 +117,73 @@ describe('HumanGate deadlines without a reply', () => {
     await store.close();
   }, 30_000);
 });
+
+/** outer → middle → approval, whose HumanGate has the deadline; `ship` reads what the innermost workflow decided. */
+function nestedFlow(timeoutMs: number, now?: () => number) {
+  const approval = Workflow.define<string>('approval')
+    .step(step('prepare', (_c, s: string) => `prepared ${s}`))
+    .gate(new HumanGate({ name: 'sign-off', timeoutMs, ...(now ? { now } : {}) }))
+    .onPass(step('sign', (_c, s: string) => `signed ${s}`))
+    .onTimeout(step('expire', (ctx, s: string) => `expired ${s}: ${String(ctx.get(AgentContext.JUDGE_VERDICT)?.reasons[0] ?? '')}`))
+    .end()
+    .build();
+  const middle = Workflow.define<string>('middle').step(step('m1', (_c, s: string) => s)).then(approval).build();
+  return Workflow.define<string>('outer-timed')
+    .step(step('intake', (_c, s: string) => s.trim()))
+    .then(middle)
+    .then(step('ship', (_c, s: string) => `shipped ${s}`));
+}
+
+describe('HumanGate deadlines inside a sub-workflow (two deep)', () => {
+  it('in memory: the run takes the inner onTimeout by itself, without a reply', async () => {
+    const watch = finished();
+    const run = await nestedFlow(0).run(' plan ', { onEvent: watch.onEvent });
+    expect(run.status).toBe('waiting');
+    expect(run.waiting?.nodeId).toBe('middle:waits');
+    const ended = await watch.done;
+    expect(ended.status).toBe('completed');
+    expect(ended.outputText).toMatch(/^shipped expired prepared plan: no decision before the deadline \(\d{4}-/);
+    expect(ended.path).toEqual(['intake', 'middle', 'ship']);
+  }, 30_000);
+
+  it('in memory: a reply before the deadline wins; the timer finds the run moved on and does nothing', async () => {
+    let clock = 1_000;
+    const wf = nestedFlow(50, () => clock);
+    const run = await wf.run('x');
+    const done = await wf.resume(run.runId, { decision: 'PASS' });
+    expect(done.output).toBe('shipped signed prepared x');
+    clock += 1_000;
+    await sleep(150);
+    await expect(wf.resume(run.runId, { decision: 'PASS' })).rejects.toMatchObject({ name: 'RunStateError' });
+  }, 30_000);
+
+  it('stored: fires on schedule in the process that waited (waiting before the deadline, timed out after it)', async () => {
+    const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-wf-deadline-')), 'runs.db') });
+    const started = Date.now();
+    const run = await nestedFlow(300).run('soon', { store });
+    expect(run.status).toBe('waiting');
+    const early = (await store.getRun(run.runId))!;
+    if (Date.now() - started < 300) expect(early.status).toBe('waiting');
+    const record = await settled(store, run.runId);
+    expect(record.status).toBe('completed');
+    expect(record.outputText).toMatch(/^shipped expired prepared soon: no decision before the deadline/);
+    await store.close();
+  }, 30_000);
+
+  it('stored: after a restart, recoverRuns re-arms the inner deadline and applies it without a reply', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sb-wf-deadline-')), 'runs.db');
+    let clock = 5_000;
+    const first = new SqliteRunStore({ file });
+    const run = await nestedFlow(60_000, () => clock).run('later', { store: first });
+    expect(run.status).toBe('waiting');
+    await first.close();
+
+    clock += 60_001;
+    const second = new SqliteRunStore({ file });
+    await recoverRuns({ store: second, graphs: [nestedFlow(60_000, () => clock)] });
+    const record = await settled(second, run.runId);
+    expect(record.status).toBe('completed');
+    expect(record.outputText).toBe(`shipped expired prepared later: no decision before the deadline (${new Date(65_000).toISOString()})`);
+    await second.close();
+  }, 30_000);
+});
