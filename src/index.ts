@@ -228,6 +228,8 @@ export { redactEvent, TraceEvent } from './trace/TraceEvent.js';
 export { replayRun } from './trace/replayRun.js';
 /** The full state of a stored run after any step (0 = before the first node), rebuilt from its event log. */
 export { stateAt, type RunStateAt } from './history/stateAt.js';
+/** Starts a new stored run from a step of another (optionally with edited state), replaying the parent's steps up to it. */
+export { forkRun, type ForkOptions } from './history/forkRun.js';
 /** Where a forked run came from: its parent run and the step it was forked at. */
 export type { ForkLink } from './graph/WorkflowEvent.js';
 /** What a run hands its redacted events to (`RunOptions.recorders`). */

@@ -21,7 +21,7 @@ const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['inspect'], load: async () => (await import('./commands/inspectCommand.js')).addInspectCommand },
   { names: ['export'], load: async () => (await import('./commands/exportCommand.js')).addExportCommand },
   { names: ['graphs'], load: async () => (await import('./commands/graphsCommand.js')).addGraphsCommand },
-  { names: ['state'], load: async () => (await import('./commands/timeTravelCommands.js')).addTimeTravelCommands },
+  { names: ['state', 'fork'], load: async () => (await import('./commands/timeTravelCommands.js')).addTimeTravelCommands },
   { names: ['steps', 'retry'], load: async () => (await import('./commands/stepsCommand.js')).addStepsCommands },
   { names: ['analyze'], load: async () => (await import('./commands/analyzeCommand.js')).addAnalyzeCommand },
 ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RunStatus, WorkflowRun } from '../graph/WorkflowRun.js';
+import type { ForkLink } from '../graph/WorkflowEvent.js';
 import { StoredRunStatus } from '../persistence/RunStore.js';
 import { redactForOutput } from '../trace/redact.js';
 import { JSON_SCHEMA_VERSION } from './jsonSchemaVersion.js';
@@ -31,12 +32,14 @@ export const RunJson = z.object({
     .looseObject({ tokens: z.number(), costUsd: z.number(), iterations: z.number(), durationMs: z.number() })
     .optional()
     .describe('What a run with a budget has spent'),
+  parentRunId: z.string().optional().describe('For a fork (`fork`, `POST /api/runs/:id/fork`): the run it was forked from'),
+  forkedAt: z.number().int().optional().describe('For a fork: the step of the parent it was forked at'),
 });
 /** A run as one leg left it. */
 export type RunJson = z.infer<typeof RunJson>;
 
-/** The {@link RunJson} of a finished or waiting leg (secrets and images redacted). */
-export function toRunJson(run: WorkflowRun): RunJson {
+/** The {@link RunJson} of a finished or waiting leg (secrets and images redacted); `forkOf` names a fork's parent. */
+export function toRunJson(run: WorkflowRun, forkOf?: ForkLink): RunJson {
   const state = run.state instanceof Map ? Object.fromEntries(run.state) : ((run.state ?? {}) as Record<string, unknown>);
   return redactForOutput({
     schemaVersion: JSON_SCHEMA_VERSION,
@@ -50,6 +53,7 @@ export function toRunJson(run: WorkflowRun): RunJson {
     error: run.error ? { code: run.error.code, message: run.error.message } : null,
     ...(run.budgetExceeded ? { budgetExceeded: run.budgetExceeded } : {}),
     ...(run.spent ? { spent: run.spent } : {}),
+    ...(forkOf === undefined ? {} : { parentRunId: forkOf.runId, forkedAt: forkOf.step }),
   }) as RunJson;
 }
 

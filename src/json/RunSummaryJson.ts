@@ -22,6 +22,8 @@ export const RunSummaryJson = z.object({
   createdAt: z.number().describe('ms since the epoch'),
   updatedAt: z.number().describe('ms since the epoch'),
   input: z.string().nullable().describe('The input the run started with (images and secrets redacted)'),
+  parentRunId: z.string().nullable().describe('For a fork: the run it was forked from'),
+  forkedAt: z.number().int().nullable().describe('For a fork: the step of the parent it was forked at'),
 });
 /** A stored run as a list shows it. */
 export type RunSummaryJson = z.infer<typeof RunSummaryJson>;
@@ -63,9 +65,20 @@ export function firstInputOf(data: Record<string, unknown> | undefined): unknown
   return (data.request as { input?: unknown } | undefined)?.input;
 }
 
-/** The {@link RunSummaryJson} of a stored run (secrets and images redacted). */
-export function runSummary(record: RunRecord, firstInput?: unknown): RunSummaryJson {
+/** The parent of a fork, from its `run.started` event's data (null for a run that is no fork). */
+function forkOf(data: Record<string, unknown> | undefined): { runId: string; step: number } | null {
+  const link = data?.type === 'run.started' ? (data['forkOf'] as { runId?: unknown; step?: unknown } | undefined) : undefined;
+  return typeof link?.runId === 'string' && typeof link.step === 'number' ? { runId: link.runId, step: link.step } : null;
+}
+
+/**
+ * The {@link RunSummaryJson} of a stored run (secrets and images redacted); `first` is the data of
+ * its first stored event (`run.started`: the input and, for a fork, its parent).
+ */
+export function runSummary(record: RunRecord, first?: Record<string, unknown>): RunSummaryJson {
   const context = contextOf(record);
+  const firstInput = firstInputOf(first);
+  const parent = forkOf(first);
   const summary: RunSummaryJson = {
     schemaVersion: JSON_SCHEMA_VERSION,
     runId: record.runId,
@@ -80,15 +93,17 @@ export function runSummary(record: RunRecord, firstInput?: unknown): RunSummaryJ
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     input: inputOf(context, firstInput),
+    parentRunId: parent?.runId ?? null,
+    forkedAt: parent?.step ?? null,
   };
   return redactForOutput(summary) as RunSummaryJson;
 }
 
 /** The {@link RunDetailJson} of a stored run (secrets and images redacted); `live` only when known. */
-export function runDetail(record: RunRecord, live: boolean | undefined, firstInput?: unknown): RunDetailJson {
+export function runDetail(record: RunRecord, live: boolean | undefined, first?: Record<string, unknown>): RunDetailJson {
   const context = contextOf(record);
   return {
-    ...runSummary(record, firstInput),
+    ...runSummary(record, first),
     request: redactForOutput(context.request ?? null),
     state: redactForOutput(context.state ?? {}) as Record<string, unknown>,
     waiting: context.waiting ?? null,

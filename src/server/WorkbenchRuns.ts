@@ -6,6 +6,7 @@ import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { RunRecord } from '../persistence/RunStore.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { RunStateError } from '../errors/RunStateError.js';
+import type { ForkOptions } from '../history/forkRun.js';
 import type { RunHub } from './RunHub.js';
 import { ServerError } from './ServerError.js';
 
@@ -80,6 +81,16 @@ export class WorkbenchRuns {
     const leg = this.#track(runId, () => this.manager.resume(runId, { reply }, { recorders: [recorder] }));
     if (options.wait) return { runId, run: await leg };
     await Promise.race([firstEvent, leg]);
+    return { runId };
+  }
+
+  /** Forks a stored run at a step (see `forkRun`); resolves once the fork is stored (or, with `wait`, once its leg ended). */
+  async fork(parentRunId: string, fork: ForkOptions, options: { wait?: boolean } = {}): Promise<LegStarted> {
+    const runId = randomUUID();
+    const recorders = [this.hub.attach(runId)];
+    const leg = this.#track(runId, () => this.manager.fork(parentRunId, fork, { runId, recorders }));
+    if (options.wait) return { runId, run: await leg };
+    await this.#untilStored(runId, leg);
     return { runId };
   }
 

@@ -8,13 +8,14 @@ import { eventStream } from './eventStream.js';
 import { machineDefinition } from './machineDefinition.js';
 import { readBody } from './readBody.js';
 import { readLatestEval } from './readLatestEval.js';
-import { firstInputOf, runDetail, runSummary } from '../json/RunSummaryJson.js';
+import { runDetail, runSummary } from '../json/RunSummaryJson.js';
 import { toRunJson, type RunAcceptedJson } from '../json/RunJson.js';
 import { toEventJson } from '../json/EventJson.js';
 import { JSON_SCHEMA_VERSION } from '../json/jsonSchemaVersion.js';
 import type { Scenario } from './Scenario.js';
 import { ServerError } from './ServerError.js';
 import { ResumeRunBody } from './ResumeRunBody.js';
+import { ForkRunBody } from './ForkRunBody.js';
 import { readImageFile } from '../input/readImageFile.js';
 import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js';
 import type { LegStarted, WorkbenchRuns } from './WorkbenchRuns.js';
@@ -122,14 +123,14 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const query = parseQuery(ListRunsQuery, c.req.query(), 'GET /api/runs');
     const records = await runs.manager.list({ ...(query.status ? { status: query.status } : {}), ...(query.graph ? { graphName: query.graph } : {}), limit: query.limit });
     const firsts = await Promise.all(records.map((r) => runs.manager.store.listEvents(r.runId, { limit: 1 })));
-    return c.json(records.map((r, i) => runSummary(r, firstInputOf(firsts[i]?.[0]?.data))));
+    return c.json(records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data)));
   });
 
   app.get('/api/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     const record = await runs.manager.get(runId);
     const [first] = await runs.manager.store.listEvents(runId, { limit: 1 });
-    return c.json(runDetail(record, runs.hub.isLive(runId), firstInputOf(first?.data)));
+    return c.json(runDetail(record, runs.hub.isLive(runId), first?.data));
   });
 
   app.get('/api/runs/:runId/state', async (c) => {
@@ -167,8 +168,17 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     return legAnswer(c, started);
   });
 
+  app.post('/api/runs/:runId/fork', async (c) => {
+    const body = await readBody(c, ForkRunBody, 'POST /api/runs/:runId/fork expects { at, state? }');
+    const parentRunId = c.req.param('runId');
+    const started = await runs.fork(parentRunId, { at: body.at, ...(body.state === undefined ? {} : { state: body.state }) }, { wait: wantsWait(c.req.query('wait')) });
+    if (started.run !== undefined) return c.json(toRunJson(started.run, { runId: parentRunId, step: body.at }), 200);
+    return legAnswer(c, started);
+  });
+
   app.post('/api/runs/:runId/cancel', async (c) => {
     const record = await runs.cancel(c.req.param('runId'));
-    return c.json(runSummary(record));
+    const [first] = await runs.manager.store.listEvents(record.runId, { limit: 1 });
+    return c.json(runSummary(record, first?.data));
   });
 }

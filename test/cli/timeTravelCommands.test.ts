@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RunStateJson, ErrorJson } from '../../src/index.js';
+import { ErrorJson, RunJson, RunStateJson } from '../../src/index.js';
 import { runCli } from '../support/runCli.js';
 
 const GRAPHS = ['--graphs', 'test/fixtures/timeTravelGraphs.ts'];
@@ -34,5 +34,35 @@ describe('switchboard state', () => {
     expect(error.error.message).toContain('steps 0 to 3');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--at');
+  });
+});
+
+describe('switchboard fork', () => {
+  it('forks a stored run at a step, with an edited state, shows the parent link, and refuses bad state typed', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sb-fork-')), 'runs.db');
+    const base = [...GRAPHS, '--db', db];
+    const started = await runCli([...base, 'start', 'tally', 'x', '--json']);
+    const { runId } = JSON.parse(started.stdout) as { runId: string };
+    const [same, edited, wrongType, notJson] = await Promise.all([
+      runCli([...base, 'fork', runId, '--at', '1', '--json']),
+      runCli([...base, 'fork', runId, '--at', '2', '--state', '{"n":40,"seen":["count"]}']),
+      runCli([...base, 'fork', runId, '--at', '2', '--state', '{"n":"forty"}', '--json']),
+      runCli([...base, 'fork', runId, '--at', '2', '--state', '{n:40}']),
+    ]);
+    expect(same.status, same.stderr).toBe(0);
+    const fork = RunJson.parse(JSON.parse(same.stdout));
+    expect(fork).toMatchObject({ status: 'completed', outputText: 'small 2 after counted x', parentRunId: runId, forkedAt: 1 });
+    expect(edited.status, edited.stderr).toBe(0);
+    expect(edited.stdout).toContain(`forked ${runId} at step 2 with an edited state`);
+    expect(edited.stdout).toContain('answer: big 40 after counted x');
+    expect(wrongType.status).toBe(1);
+    expect(ErrorJson.parse(JSON.parse(wrongType.stderr || wrongType.stdout)).error.code).toBe('state_invalid');
+    expect(notJson.status).toBe(2);
+    expect(notJson.stderr).toContain('--state is not JSON');
+
+    const shown = await runCli([...base, 'show', fork.runId]);
+    expect(shown.stdout).toContain(`forked from ${runId} at step 1`);
+    const shownJson = await runCli([...base, 'show', fork.runId, '--json']);
+    expect(JSON.parse(shownJson.stdout)).toMatchObject({ parentRunId: runId, forkedAt: 1 });
   });
 });

@@ -4,7 +4,7 @@ import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { CliContext } from '../CliContext.js';
 import { eventLine, runsTable, snapshotPath } from '../format.js';
 import { toRunJson } from '../../json/RunJson.js';
-import { firstInputOf, runDetail, runSummary } from '../../json/RunSummaryJson.js';
+import { runDetail, runSummary } from '../../json/RunSummaryJson.js';
 import { toEventJson } from '../../json/EventJson.js';
 import type { RunManager } from '../../graph/durable/RunManager.js';
 import type { RunRecord } from '../../persistence/RunStore.js';
@@ -20,7 +20,7 @@ import { checkpointingStepRunner } from '../../steps/checkpointingStepRunner.js'
 /** The runs as `GET /api/runs` lists them: each with the input its first event recorded. */
 async function summaries(runs: RunManager, records: RunRecord[]) {
   const firsts = await Promise.all(records.map((r) => runs.store.listEvents(r.runId, { limit: 1 })));
-  return records.map((r, i) => runSummary(r, firstInputOf(firsts[i]?.[0]?.data)));
+  return records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data));
 }
 
 /** Prints a finished leg (a summary, or JSON for scripts) and sets the exit code for its status. */
@@ -81,8 +81,10 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const runs = await cli.runs();
       const record = await runs.get(runId);
       const events = await runs.events(runId);
-      if (opts.json) return cli.out(JSON.stringify({ ...runDetail(record, undefined, firstInputOf(events[0]?.data)), events: events.map((e) => toEventJson(e.data)) }));
+      const detail = runDetail(record, undefined, events[0]?.data);
+      if (opts.json) return cli.out(JSON.stringify({ ...detail, events: events.map((e) => toEventJson(e.data)) }));
       cli.out(`run ${record.runId}  graph ${record.graphName}  status ${record.status}  version ${record.version}`);
+      if (detail.parentRunId !== null) cli.out(`forked from ${detail.parentRunId} at step ${String(detail.forkedAt)}`);
       cli.out(`path: ${snapshotPath(record).join(' → ') || '(none yet)'}`);
       if (record.waitReason) cli.out(`waiting: ${record.waitReason}`);
       if (record.error) cli.out(`error: ${record.error.code}: ${record.error.message}`);
@@ -129,8 +131,10 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .description('cancel a running, waiting or interrupted run')
     .option('--json', 'print JSON')
     .action(async (runId: string, opts: { json?: boolean }) => {
-      const record = await (await cli.runs()).cancel(runId);
-      if (opts.json) return cli.out(JSON.stringify(runSummary(record)));
+      const runs = await cli.runs();
+      const record = await runs.cancel(runId);
+      const [first] = await runs.store.listEvents(runId, { limit: 1 });
+      if (opts.json) return cli.out(JSON.stringify(runSummary(record, first?.data)));
       cli.out(`run ${record.runId}: ${record.status}`);
     });
 }

@@ -9,6 +9,7 @@ import { cancelRun } from './cancelRun.js';
 import type { DurableOptions, ResumeOptions } from './DurableOptions.js';
 import { recoverRuns, type RecoveryOutcome } from './recoverRuns.js';
 import { resumeRun } from './resumeRun.js';
+import { forkRun, type ForkOptions } from '../../history/forkRun.js';
 
 /** Options for {@link RunManager}. */
 export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
@@ -56,6 +57,17 @@ export class RunManager {
     const graph = await this.#graphOf(runId);
     const run = await resumeRun(graph, runId, event, { ...this.#options, ...options, store: this.store });
     if (run.status === 'waiting') graph.watchWait?.(runId, { ...this.#options, store: this.store });
+    return run;
+  }
+
+  /**
+   * Starts a new stored run from a step of a stored run, optionally with an edited state (see
+   * `forkRun`); the parent is left as it is and named in the fork's run JSON.
+   */
+  async fork(runId: string, fork: ForkOptions, options: Omit<RunOptions, 'store'> = {}): Promise<WorkflowRun> {
+    const graph = await this.#graphOf(runId);
+    const run = await forkRun(graph, runId, fork, { ...this.#options, ...options, store: this.store });
+    if (run.status === 'waiting') graph.watchWait?.(run.runId, { ...this.#options, store: this.store });
     return run;
   }
 

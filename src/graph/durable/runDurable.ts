@@ -20,6 +20,8 @@ import { assertJson } from '../assertJson.js';
 import { secretValues } from '../../trace/redact.js';
 import { takeSnapshot } from './takeSnapshot.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
+import { FORK_OF } from '../../history/forkLink.js';
+import type { ForkLink } from '../WorkflowEvent.js';
 
 let processOwner: string | null = null;
 
@@ -73,6 +75,7 @@ export async function runDurable(
     seq: restart?.lastSeq ?? 0,
   });
   runtime.stepRunner = options.stepRunner ?? null;
+  runtime.forkOf = (options as { [FORK_OF]?: ForkLink })[FORK_OF] ?? null;
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Events of the initial transition happen inside createActor, before the run row exists.
   const early = new MemoryRecorder();
