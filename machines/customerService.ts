@@ -1,4 +1,4 @@
-import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard';
+import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard/engine';
 import {
   createOrderTools,
   handoffOf,

@@ -1,4 +1,4 @@
-import type { RunnableGraph } from 'switchboard';
+import type { RunnableGraph } from 'switchboard/engine';
 import { Fault } from '../specialists/index.js';
 import { customerService } from './customerService.js';
 import { refundApproval } from './refundApproval.js';

@@ -1,4 +1,4 @@
-import { StateGraph, humanNode } from 'switchboard';
+import { StateGraph, humanNode } from 'switchboard/engine';
 
 /**
  * A small human-in-the-loop graph: it drafts a refund, waits for a person to approve it (the run is

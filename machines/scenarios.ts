@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Scenario } from 'switchboard';
+import type { Scenario } from 'switchboard/engine';
 import type { Fault } from '../specialists/index.js';
 
 /** A canned request: what `switchboard scenarios` runs and the workbench offers as a button. */

@@ -1,4 +1,4 @@
-import { Agent, AgentNode as AgentNodeOf, type AgentNode, type Clock, type ModelClient } from 'switchboard';
+import { Agent, AgentNode as AgentNodeOf, type AgentNode, type Clock, type ModelClient } from 'switchboard/engine';
 import { QUESTION_KEY } from '../../specialists/index.js';
 import { Classification } from './Classification.js';
 import { classifyOffline } from './classifyOffline.js';

@@ -1,4 +1,4 @@
-import { Agent, AgentNode as AgentNodeOf, type AgentNode, type ModelClient, type TaskResult } from 'switchboard';
+import { Agent, AgentNode as AgentNodeOf, type AgentNode, type ModelClient, type TaskResult } from 'switchboard/engine';
 import { policyDraftNode, QUESTION_KEY } from '../../specialists/index.js';
 import type { Classification } from './Classification.js';
 

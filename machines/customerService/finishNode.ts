@@ -1,4 +1,4 @@
-import type { AgentNode } from 'switchboard';
+import type { AgentNode } from 'switchboard/engine';
 
 /**
  * `finish`: the answer the customer gets — the human's reply after a handoff, otherwise the

@@ -1,5 +1,5 @@
-import type { AgentNode } from 'switchboard';
-import { GraphDefinitionError } from 'switchboard';
+import type { AgentNode } from 'switchboard/engine';
+import { GraphDefinitionError } from 'switchboard/engine';
 import { z } from 'zod';
 import { FAULTS_KEY, Fault, QUESTION_KEY } from '../../specialists/index.js';
 

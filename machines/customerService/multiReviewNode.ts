@@ -1,4 +1,4 @@
-import type { AgentNode, TaskResult } from 'switchboard';
+import type { AgentNode, TaskResult } from 'switchboard/engine';
 import { requestHandoff } from '../../specialists/index.js';
 
 /**

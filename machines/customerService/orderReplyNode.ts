@@ -1,4 +1,4 @@
-import type { AgentNode, StateRouter, WorkflowContext } from 'switchboard';
+import type { AgentNode, StateRouter, WorkflowContext } from 'switchboard/engine';
 import { ASK_FOR_ORDER, requestHandoff } from '../../specialists/index.js';
 import { readOrderIds } from './understanding/readOrderId.js';
 

@@ -1,4 +1,4 @@
-import type { AgentNode } from 'switchboard';
+import type { AgentNode } from 'switchboard/engine';
 import { activeFaults, citesOnlyRetrieved, policyReviewNode, requestHandoff, type PolicyReview } from '../../specialists/index.js';
 import type { Classification } from './Classification.js';
 

@@ -1,4 +1,4 @@
-import type { CoordinatorTask } from 'switchboard';
+import type { CoordinatorTask } from 'switchboard/engine';
 import type { Classification } from './Classification.js';
 
 /**

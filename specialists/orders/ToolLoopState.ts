@@ -1,4 +1,4 @@
-import type { WorkflowContext } from 'switchboard';
+import type { WorkflowContext } from 'switchboard/engine';
 import { z } from 'zod';
 
 /** A tool call `tool_plan` decided on and `tool_execute` will run; stored under `pendingToolCall`. */

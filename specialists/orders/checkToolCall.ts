@@ -1,4 +1,4 @@
-import type { Tool } from 'switchboard';
+import type { Tool } from 'switchboard/engine';
 import { callSignature, orderIdArg, type ObservationCode, type PlannedToolCall, type ToolObservation } from './ToolLoopState.js';
 
 /** A stage gate: a refusal message when `call` may not run yet given the earlier observations, else null. */

@@ -1,4 +1,4 @@
-import { ToolError, tool, type Clock, type Tool } from 'switchboard';
+import { ToolError, tool, type Clock, type Tool } from 'switchboard/engine';
 import { z } from 'zod';
 import { OrderId, orderFixtures, type Order } from './Order.js';
 import { refundEstimate } from './refundEstimate.js';

@@ -1,4 +1,4 @@
-import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient, type Tool } from 'switchboard';
+import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient, type Tool } from 'switchboard/engine';
 import { createOrderTools } from './createOrderTools.js';
 import type { RefundQuestion } from './planOrderStep.js';
 import { toolExecuteNode } from './toolExecuteNode.js';

@@ -1,4 +1,4 @@
-import { GraphDefinitionError, ToolError, type AgentNode, type Clock, type Tool, type WorkflowContext } from 'switchboard';
+import { GraphDefinitionError, ToolError, type AgentNode, type Clock, type Tool, type WorkflowContext } from 'switchboard/engine';
 import { checkToolCall, ordersToolGate, type ToolGate } from './checkToolCall.js';
 import { createOrderTools } from './createOrderTools.js';
 import { PlannedToolCall, toolObservationsOf, toolRoundsOf, type ToolObservation } from './ToolLoopState.js';

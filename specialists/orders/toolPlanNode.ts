@@ -1,4 +1,4 @@
-import { Agent, AgentRunError, GraphDefinitionError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard';
+import { Agent, AgentRunError, GraphDefinitionError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard/engine';
 import { z } from 'zod';
 import { createOrderTools } from './createOrderTools.js';
 import { findOrderId, planOrderStep, type RefundQuestion } from './planOrderStep.js';

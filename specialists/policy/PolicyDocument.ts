@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ToolError } from 'switchboard';
+import { ToolError } from 'switchboard/engine';
 import { z } from 'zod';
 
 /** One knowledge-base document: an id such as `KB001`, a title and a short text. */

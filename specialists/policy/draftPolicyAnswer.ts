@@ -1,4 +1,4 @@
-import { Agent, createModelFromEnv, type ModelClient, type WorkflowContext } from 'switchboard';
+import { Agent, createModelFromEnv, type ModelClient, type WorkflowContext } from 'switchboard/engine';
 import type { PolicyHit } from './searchPolicies.js';
 import { answerWith } from '../shared/answerWith.js';
 

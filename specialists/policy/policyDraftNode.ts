@@ -1,5 +1,5 @@
-import type { AgentNode, ModelClient } from 'switchboard';
-import { createModelFromEnv } from 'switchboard';
+import type { AgentNode, ModelClient } from 'switchboard/engine';
+import { createModelFromEnv } from 'switchboard/engine';
 import { z } from 'zod';
 import { citedIds } from './citesOnlyRetrieved.js';
 import { draftPolicyAnswer } from './draftPolicyAnswer.js';

@@ -1,4 +1,4 @@
-import { END, StateGraph, createModelFromEnv, type ModelClient } from 'switchboard';
+import { END, StateGraph, createModelFromEnv, type ModelClient } from 'switchboard/engine';
 import { policyDraftNode } from './policyDraftNode.js';
 import { policyReviewNode, reviewVerdictRouter } from './policyReviewNode.js';
 import { requeryNode } from './requeryNode.js';

@@ -1,4 +1,4 @@
-import type { AgentNode, StateRouter } from 'switchboard';
+import type { AgentNode, StateRouter } from 'switchboard/engine';
 import { z } from 'zod';
 import { PolicyReview, reviewPolicyDraft } from './reviewPolicyDraft.js';
 import { activeFaults } from '../shared/Fault.js';

@@ -1,4 +1,4 @@
-import type { AgentNode } from 'switchboard';
+import type { AgentNode } from 'switchboard/engine';
 import { z } from 'zod';
 import { rewriteQuery } from './rewriteQuery.js';
 import { questionOf } from '../shared/questionOf.js';

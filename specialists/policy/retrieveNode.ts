@@ -1,4 +1,4 @@
-import { GraphDefinitionError, type AgentNode, type WorkflowContext } from 'switchboard';
+import { GraphDefinitionError, type AgentNode, type WorkflowContext } from 'switchboard/engine';
 import { z } from 'zod';
 import { searchPolicies, type PolicyHit } from './searchPolicies.js';
 import { activeFaults } from '../shared/Fault.js';

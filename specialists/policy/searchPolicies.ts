@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { ToolError } from 'switchboard';
+import { ToolError } from 'switchboard/engine';
 import { z } from 'zod';
 import { loadPolicyDocuments, type PolicyDocument } from './PolicyDocument.js';
 

@@ -1,4 +1,4 @@
-import { StateGraph, type Clock, type ModelClient } from 'switchboard';
+import { StateGraph, type Clock, type ModelClient } from 'switchboard/engine';
 import { reportMcpNode } from './reportMcpNode.js';
 
 /** Options for {@link reportGraph}. */

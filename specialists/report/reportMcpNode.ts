@@ -1,4 +1,4 @@
-import { Agent, ToolError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient } from 'switchboard';
+import { Agent, ToolError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient } from 'switchboard/engine';
 import { z } from 'zod';
 import { parsePeriod } from './parsePeriod.js';
 import { SALES_REPORT_TOOL, SalesPeriod, SalesReportResult, describeSalesReport } from './salesReport.js';

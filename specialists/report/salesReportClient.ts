@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ToolError } from 'switchboard';
+import { ToolError } from 'switchboard/engine';
 import { SALES_REPORT_TOOL, SalesReportResult } from './salesReport.js';
 
 /** Whether this module runs from the TypeScript sources (then the server does too, through tsx). */

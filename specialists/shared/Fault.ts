@@ -1,4 +1,4 @@
-import type { WorkflowContext } from 'switchboard';
+import type { WorkflowContext } from 'switchboard/engine';
 import { z } from 'zod';
 
 /**

@@ -1,4 +1,4 @@
-import type { WorkflowContext } from 'switchboard';
+import type { WorkflowContext } from 'switchboard/engine';
 import { z } from 'zod';
 
 /** Why a specialist asks for a person: the reason shown at `human_handoff`, and the node that asked. */

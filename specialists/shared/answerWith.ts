@@ -1,4 +1,4 @@
-import { AgentRunError, type Agent, type WorkflowContext } from 'switchboard';
+import { AgentRunError, type Agent, type WorkflowContext } from 'switchboard/engine';
 
 /**
  * Runs `agent` on `input` in a fresh session (so nothing carries over between runs or visits) and

@@ -1,4 +1,4 @@
-import type { AgentRequest, WorkflowContext } from 'switchboard';
+import type { AgentRequest, WorkflowContext } from 'switchboard/engine';
 
 /** The shared-state key holding the customer's message (written by `ingest`, or by the first specialist node that runs). */
 export const QUESTION_KEY = 'question';

@@ -1,4 +1,4 @@
-import type { AgentNode, AgentRequest, NodeEmit, NodeOutput, WorkflowContext } from 'switchboard';
+import type { AgentNode, AgentRequest, NodeEmit, NodeOutput, WorkflowContext } from 'switchboard/engine';
 
 /** A node body that may report progress events (they reach `graph.stream()` consumers as node events). */
 export type SpecialistBody = (ctx: WorkflowContext, request: AgentRequest, emit: NodeEmit) => Promise<NodeOutput> | NodeOutput;

@@ -1,6 +1,6 @@
 import { stat, readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { ToolError } from 'switchboard';
+import { ToolError } from 'switchboard/engine';
 import { z } from 'zod';
 import { MAX_IMAGE_BYTES } from './describeImage.js';
 

@@ -1,4 +1,4 @@
-import { OfflineModel, ToolError, type ModelClient } from 'switchboard';
+import { OfflineModel, ToolError, type ModelClient } from 'switchboard/engine';
 import type { ImageDescription } from './ImageDescription.js';
 import { imageDamage } from './imageDamage.js';
 import { imageMimeType } from './imageMimeType.js';

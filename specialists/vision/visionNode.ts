@@ -1,4 +1,4 @@
-import { createModelFromEnv, type AgentNode, type ModelClient } from 'switchboard';
+import { createModelFromEnv, type AgentNode, type ModelClient } from 'switchboard/engine';
 import { describeImage } from './describeImage.js';
 import { ImageAttachment, loadAttachment } from './ImageAttachment.js';
 import { VISION_KEY, type ImageDescription } from './ImageDescription.js';

@@ -48,7 +48,7 @@ afterAll(() => {
 
 describe('the packed package', () => {
   it('ships compiled JS with declarations and source maps for both entries, and the bin', () => {
-    for (const entry of ['dist/src/index', 'dist/src/testing/index']) {
+    for (const entry of ['dist/src/index', 'dist/src/engine', 'dist/src/testing/index']) {
       for (const ext of ['.js', '.js.map', '.d.ts', '.d.ts.map']) expect(files).toContain(`${entry}${ext}`);
     }
     expect(files).toContain('bin/switchboard.js');
@@ -67,9 +67,15 @@ describe('the packed package', () => {
         .addNode('shout', (_ctx, request) => String(request.input).toUpperCase())
         .start('greet').addEdge('greet', 'shout').addEdge('shout', END);
       const run = await graph.run('packed world');
-      console.log(JSON.stringify({ status: run.status, path: run.path, out: run.outputText, scripted: typeof ScriptedModel }));`;
+      // The engine entry holds the same classes (one module instance), without the server or the Workflow builder.
+      const engine = await import('switchboard/engine');
+      const whole = await import('switchboard');
+      const engineRun = await new engine.StateGraph({ name: 'engine' }).addNode('a', () => 'engine ok').start('a').run('x');
+      const same = engine.StateGraph === StateGraph && engine.SwitchboardError === whole.SwitchboardError && engine.Coordinator === whole.Coordinator;
+      const left = ['createServer', 'startServer', 'Workflow', 'analyzeTransitions'].filter((name) => name in engine);
+      console.log(JSON.stringify({ status: run.status, path: run.path, out: run.outputText, scripted: typeof ScriptedModel, engine: engineRun.outputText, same, left }));`;
     const { stdout } = await node(['--input-type=module', '-e', script]);
-    expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function' });
+    expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function', engine: 'engine ok', same: true, left: [] });
     const resolved = await node(['--input-type=module', '-e', "console.log(import.meta.resolve('switchboard'))"]);
     expect(resolved.stdout.trim()).toMatch(/node_modules\/switchboard\/dist\/src\/index\.js$/);
   });
@@ -80,12 +86,14 @@ describe('the packed package', () => {
     writeFileSync(
       join(consumer, 'good.ts'),
       `import { StateGraph, type WorkflowRun } from 'switchboard';
+import { StateGraph as EngineGraph, type WorkflowRun as EngineRun } from 'switchboard/engine';
 import { ScriptedModel } from 'switchboard/testing';
+const engineRun: EngineRun = await new EngineGraph({ name: 'engine' }).addNode('a', () => 'done').start('a').run('x');
 const graph = new StateGraph({ name: 'typed' }).addNode('a', () => 'done').start('a');
 const run: WorkflowRun = await graph.run('x');
 const text: string | null = run.outputText;
 const model = new ScriptedModel([{ text: 'hi' }]);
-export { text, model };
+export { text, model, engineRun };
 `,
     );
     writeFileSync(join(consumer, 'bad.ts'), `import { StateGraph } from 'switchboard';\nconst steps: string = new StateGraph({ name: 'typed' }).addNode('a', () => 'done');\nexport { steps };\n`);
@@ -139,6 +147,12 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     expect(packages(runLoads).filter((name) => /^(openai|pg|pg-.*|@opentelemetry\/.*)$/.test(name))).toEqual([]);
     expect(packages(runLoads)).toEqual(expect.arrayContaining(['xstate', 'zod', 'better-sqlite3', 'commander']));
     expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);
+    // The graphs import the engine entry, not the whole package: no workbench server (hono and its
+    // node adapter, the server modules but the graphs module's Scenario shape), no typed Workflow
+    // builder, no transition analytics.
+    expect(packages(runLoads).filter((name) => /^(hono|@hono\/.*)$/.test(name))).toEqual([]);
+    expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/(server\/(?!Scenario\.js$)|workflow\/|analytics\/|index\.js$)/.test(u))).toEqual([]);
+    expect(runLoads.filter((u) => /^node:(http|http2|net)$/.test(u))).toEqual([]);
 
     // The report server is spawned from the compiled module (no TypeScript of the specialists ships).
     const report = await node([bin, '--db', db, 'run', 'Query the September 2026 sales report and tell me revenue and order volume.', '--json']);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { GraphDefinitionError } from 'switchboard';
+import { GraphDefinitionError } from 'switchboard/engine';
 import { z } from 'zod';
 import { LabelledMessage } from './LabelledMessage.js';
 

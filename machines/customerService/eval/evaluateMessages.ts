@@ -1,4 +1,4 @@
-import { OfflineModel, resumeRun, type ModelClient, type WorkflowRun } from 'switchboard';
+import { OfflineModel, resumeRun, type ModelClient, type WorkflowRun } from 'switchboard/engine';
 import { customerService } from '../../customerService.js';
 import { MIN_CONFIDENCE, type Classification, type Route } from '../Classification.js';
 import type { LabelledMessage } from '../dataset/LabelledMessage.js';
