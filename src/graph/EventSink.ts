@@ -18,7 +18,7 @@ export class EventSink {
   seq: number;
   listeners: Listener[] = [];
   recorders: TraceRecorder[] = [];
-  /** Read from the environment when the first recorder is added. */
+  /** The run's secret values: read from the environment once, when first needed (shared by the run's specialists and its durable leg). */
   secrets: readonly string[] | null = null;
   /** Every callback failure of the run (and its specialists), in order. */
   readonly callbackErrors: CallbackError[] = [];
@@ -93,10 +93,14 @@ export class EventSink {
     }
   }
 
+  /** The run's secret values, read from the environment at the first call. */
+  runSecrets(): readonly string[] {
+    return (this.secrets ??= secretValues());
+  }
+
   #redact(event: WorkflowEvent): TraceEvent {
-    this.secrets ??= secretValues();
     try {
-      return redactEvent(event, this.secrets);
+      return redactEvent(event, this.runSecrets());
     } catch {
       // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
       const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;

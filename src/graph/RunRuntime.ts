@@ -111,6 +111,14 @@ export class RunRuntime {
     return this.#sink.seq;
   }
 
+  /**
+   * The secret values this run scrubs from what it records and stores: read from the environment
+   * once per run, at the first need, and shared with its specialists (they report through the same sink).
+   */
+  get secrets(): readonly string[] {
+    return this.#sink.runSecrets();
+  }
+
   /** True when someone listens, so callers can skip building events nobody reads. */
   get listening(): boolean {
     return this.#sink.listeners.length > 0 || this.#sink.recorders.length > 0;

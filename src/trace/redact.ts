@@ -40,12 +40,20 @@ function isSecretKey(key: string): boolean {
   return verdict;
 }
 
-/** The values of secret-looking environment variables (API keys, tokens, passwords), longest first. */
+/**
+ * The values of secret-looking environment variables (API keys, tokens, passwords), longest first.
+ * Read anew at every call (a run reads them once, when it starts), so a key set after the process
+ * started is scrubbed from every run that starts after it.
+ */
 export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.entries(env)
-    .filter(([name, value]) => SECRET_ENV.test(name) && value !== undefined && value.length >= 8)
-    .map(([, value]) => value!)
-    .sort((a, b) => b.length - a.length);
+  const values: string[] = [];
+  // Names first: reading a value of process.env crosses into the runtime, and most names are not secret.
+  for (const name of Object.keys(env)) {
+    if (!SECRET_ENV.test(name)) continue;
+    const value = env[name];
+    if (value !== undefined && value.length >= 8) values.push(value);
+  }
+  return values.sort((a, b) => b.length - a.length);
 }
 
 /** True when a string holds a secret value, an inline image, a base64 blob or a credential. */

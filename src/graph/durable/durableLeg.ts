@@ -10,7 +10,6 @@ import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
-import { secretValues } from '../../trace/redact.js';
 
 const active = new Map<string, AbortController>();
 
@@ -38,7 +37,7 @@ export interface LegOptions {
   earlyEvents?: readonly TraceEvent[];
   /** The persisted snapshot the run's row holds, when this process took it (a new run). */
   base?: CheckpointerOptions['base'];
-  /** The secret values to scrub (default: read from the environment now). */
+  /** The secret values to scrub (default: the run's, see `RunRuntime.secrets`). */
   secrets?: readonly string[];
   /** Reported (and stored) first when the leg continues a stored run. */
   resumed?: Extract<PendingEvent, { type: 'run.resumed' }>;
@@ -63,7 +62,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     owner: options.owner,
     leaseMs: options.leaseMs,
     clock: options.clock,
-    secrets: options.secrets ?? secretValues(),
+    secrets: options.secrets ?? runtime.secrets,
     onFenced: (current) => {
       takenOver = current;
       local.abort();

@@ -17,7 +17,6 @@ import { durableLeg } from './durableLeg.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
-import { secretValues } from '../../trace/redact.js';
 import { takeSnapshot } from './takeSnapshot.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { FORK_OF } from '../../history/forkLink.js';
@@ -88,7 +87,7 @@ export async function runDurable(
   const logic = runtime.direct ? directMachine(spec) : machine;
   const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options), ...inspect }));
   const persisted = persistedSnapshot(actor);
-  const secrets = secretValues();
+  const secrets = runtime.secrets;
   const snapshot = takeSnapshot(actor, secrets, persisted);
   const leaseExpiresAt = runtime.clock.now() + leaseMs;
   const record = restart === undefined
