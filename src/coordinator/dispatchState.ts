@@ -7,7 +7,7 @@ import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import type { z } from 'zod';
-import type { CoordinatorTask } from './CoordinatorTask.js';
+import type { CoordinatorTask, TaskResult } from './CoordinatorTask.js';
 import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinInput, JoinOutput } from './JoinState.js';
 import { joinLogic } from './joinLogic.js';
@@ -30,6 +30,9 @@ export interface DispatchConfig {
 
 const tasksIn = (context: GraphMachineContext, key: string): CoordinatorTask[] =>
   Array.isArray(context.state[key]) ? (context.state[key] as CoordinatorTask[]) : [];
+
+/** True for a task that ended because a budget of the run was spent (a model call of its specialist was refused). */
+const refusedByBudget = (result: TaskResult): boolean => result.status === 'budget-exceeded' || (result.status === 'failed' && result.error?.code === 'budget_exceeded');
 
 /** The parent's whitelisted state keys as JSON text: each specialist parses its own isolated copy. */
 function sharedState(context: GraphMachineContext, keys: readonly string[]): string {
@@ -84,6 +87,11 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
     const runtime = runtimeOf(args.self);
     const began = output?.startedAt ?? runtime.clock.now();
     const settled = settleAndRoute(args, node, output === null ? null : { rawResponse: output.summary }, runtime.clock.now() - began);
+    // A specialist whose model call the run's budget refused left its work undone: the run stops
+    // for the budget here (or goes to the graph's onBudgetExceeded node), whatever the next hop and
+    // the failure policy would have been, as it does when a node's own model call is refused.
+    const spent = output !== null && output.results.some(refusedByBudget) ? (runtime.meter?.check() ?? null) : null;
+    if (spent !== null) return { ...settled, decision: { entry: -1, toEnd: false, budget: spent }, error: null };
     const invalid = args.context.error;
     const failed = failure ?? (invalid === null ? null : (runtime.error ?? new WorkflowExecutionError(invalid.message, { code: invalid.code as SwitchboardErrorCode, nodeId: node.id })));
     if (failed === null) return settled;

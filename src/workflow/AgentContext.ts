@@ -35,6 +35,14 @@ export class AgentContext {
   static readonly ACCUMULATED_COST = contextKey('workflow.accumulatedCost', z.number().nonnegative());
   /** Tokens reported by model and agent steps so far. */
   static readonly ACCUMULATED_TOKENS = contextKey('workflow.accumulatedTokens', z.number().int().nonnegative());
+  /**
+   * Set when one of the run's budgets (`budget` in the run options) is spent: which one, its limit
+   * and what was spent. What a workflow's `onBudgetExceeded` step reads.
+   */
+  static readonly BUDGET_EXCEEDED = contextKey(
+    'workflow.budgetExceeded',
+    z.object({ budget: z.enum(['maxCost', 'maxTokens', 'maxIterations', 'maxDuration']), limit: z.number(), spent: z.number() }),
+  );
   /** The last gate verdict: decision, score and reasons. */
   static readonly JUDGE_VERDICT = contextKey('judge.verdict', JudgeVerdict);
   /** The reflector's feedback on the last failed verdict. */

@@ -39,6 +39,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
   readonly kind = 'deterministic' as const;
   readonly #blocks: WorkflowBlock[] = [];
   readonly #handlers: ErrorHandler[] = [];
+  #budgetStep: Step | null = null;
   #compiled: CompiledWorkflow | null = null;
   #machine: GraphMachine | null = null;
   #graph: RunnableGraph | null = null;
@@ -149,6 +150,26 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
     return this;
   }
 
+  /**
+   * The step a run goes to when one of its budgets (`budget` in the run options) is spent, instead
+   * of ending with status `budget-exceeded` — wherever it was spent (a step, a model call inside a
+   * step, a branch, a fan-out item, a sub-workflow). The step gets the last completed step's output
+   * as its input and finds `{ budget, limit, spent }` in the context under
+   * `AgentContext.BUDGET_EXCEEDED`; its output is the run's output, and the run ends `completed`
+   * (with `budgetExceeded` set), or waits when the step is a sub-workflow that asks a person. From
+   * then on the budgets no longer stop the run, so the step can call a model. One per workflow.
+   *
+   * @example
+   * Workflow.define<string>('answer').step(draft).then(polish)
+   *   .onBudgetExceeded(step('apologise', (ctx) => `Sorry, ${ctx.require(AgentContext.BUDGET_EXCEEDED).budget} ran out`));
+   */
+  onBudgetExceeded(handler: Step): this {
+    this.#open();
+    if (this.#budgetStep !== null) throw new GraphDefinitionError(`workflow "${this.name}": onBudgetExceeded() was already given step "${this.#budgetStep.name}"; a workflow has one`);
+    this.#budgetStep = checkStep(handler, this.name);
+    return this;
+  }
+
   /** @internal adds a block (used by the builders). */
   addBlock<N>(block: WorkflowBlock): Workflow<I, N> {
     this.#open();
@@ -237,7 +258,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
 
   #compile(): CompiledWorkflow {
     if (this.#blocks.length === 0) throw new GraphDefinitionError(`workflow "${this.name}" has no steps; add one with step()`);
-    this.#compiled ??= compileWorkflow(this.name, this.#blocks, this.#handlers);
+    this.#compiled ??= compileWorkflow(this.name, this.#blocks, this.#handlers, this.#budgetStep);
     return this.#compiled;
   }
 }

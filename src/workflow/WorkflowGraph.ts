@@ -41,4 +41,9 @@ export interface WorkflowGraph {
   edges: WorkflowGraphEdge[];
   startNode: string;
   finishNode: string;
+  /**
+   * The step a run goes to when one of its budgets is spent (`onBudgetExceeded`); it has no edge
+   * into it (any node can lead there) and an edge on to the finish. Absent when the workflow names none.
+   */
+  budgetNode?: string;
 }

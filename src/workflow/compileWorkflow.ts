@@ -46,7 +46,7 @@ interface Piece {
 }
 
 /** Compiles the blocks a builder recorded into a plain-data graph plus each node's runtime. */
-export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers: ErrorHandler[]): CompiledWorkflow {
+export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers: ErrorHandler[], budgetStep: Step | null = null): CompiledWorkflow {
   const nodes: WorkflowGraphNode[] = [];
   const edges: WorkflowGraphEdge[] = [];
   const runtime = new Map<string, NodeRuntime>();
@@ -254,10 +254,15 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
   };
 
   const body = chain(blocks);
+  // The onBudgetExceeded step: reached from wherever a budget is spent, then on to the finish.
+  const onBudget = budgetStep === null ? null : stepPiece(budgetStep);
   const finish = add({ id: id('finish'), type: 'step', label: 'finish', kind: 'deterministic', typed: { input: false, output: false } }, { type: 'step', step: FINISH, record: false, handlers: [] });
   connect(body.exits, finish);
+  if (onBudget !== null) connect(onBudget.exits, finish);
   for (const [nodeId, rt] of runtime) if (rt.type === 'step' && recorded.has(rt.step.name)) runtime.set(nodeId, { ...rt, record: true });
-  return { graph: { name, nodes, edges, startNode: body.entry, finishNode: finish }, runtime, subWorkflows };
+  const graph: WorkflowGraph = { name, nodes, edges, startNode: body.entry, finishNode: finish };
+  if (onBudget !== null) graph.budgetNode = onBudget.entry;
+  return { graph, runtime, subWorkflows };
 }
 
 /** The finish node's step: passes the last value through. */

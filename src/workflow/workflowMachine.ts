@@ -181,6 +181,7 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     transitions: new Map(),
     state: StateModel.untyped,
     strictRoutes: true,
+    budgetNode: graph.budgetNode ?? null,
   };
   for (const id of nodeDefs.keys()) {
     const from = joinOf.get(id) ?? id;
