@@ -1,4 +1,4 @@
-import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type Tool, type WorkflowContext } from 'switchboard/engine';
+import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type StateRouter, type Tool, type WorkflowContext } from 'switchboard/engine';
 import {
   createOrderTools,
   handoffOf,
@@ -20,6 +20,8 @@ import { draftNode } from './customerService/draftNode.js';
 import { finishNode } from './customerService/finishNode.js';
 import { ingestNode } from './customerService/ingestNode.js';
 import { multiReviewNode } from './customerService/multiReviewNode.js';
+import { describePersonPart, PERSON_PART_KEY, PersonPart } from './customerService/PersonPart.js';
+import { personGraph } from './customerService/personGraph.js';
 import { reviewNode } from './customerService/reviewNode.js';
 import { splitTasks } from './customerService/splitTasks.js';
 import { CUSTOMER_REPLY_KEY, askOrderReason, orderReplyNode, orderReplyRouter } from './customerService/orderReplyNode.js';
@@ -46,7 +48,8 @@ const handoffReason = (ctx: WorkflowContext): string => {
   // A run whose budget (RunOptions.budget) is spent is handed to a person with what was spent.
   const spent = ctx.get<BudgetExceeded>(BUDGET_EXCEEDED);
   if (spent !== undefined) return `${describeExceeded(spent)}; a person takes over`;
-  return handoffOf(ctx)?.reason ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
+  const part = PersonPart.safeParse(ctx.get(PERSON_PART_KEY)).data;
+  return handoffOf(ctx)?.reason ?? (part ? describePersonPart(part) : undefined) ?? ctx.get<Classification>('classification')?.reason ?? 'the customer needs a person';
 };
 
 /**
@@ -59,7 +62,10 @@ const handoffReason = (ctx: WorkflowContext): string => {
  * — or a specialist asking for a person).
  * An order question without an order number waits at `ask_order` for the customer's answer, which
  * `order_reply` reads before the order loop continues. Confidence below `MIN_CONFIDENCE` (0.4)
- * goes to human_handoff whatever the route; human_handoff waits for a reply.
+ * goes to human_handoff whatever the route; human_handoff waits for a reply. In a composite request,
+a task for a person (a `human` task, a specialist that asks for a person, or one that fails) does not
+drop the others: they are answered (draft → review), then the run waits at human_handoff for the
+rest, and finish gives the answered part followed by the person's reply.
  */
 export function customerService(options: CustomerServiceOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
@@ -73,6 +79,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
       rag: policyGraph({ model }),
       tool: ordersGraph({ model, tools, asksForRefund, ...clockOption }),
       report: reportGraph({ model, ...clockOption }),
+      human: personGraph(),
     },
     maxTasks: 4,
     shareState: ['faults', 'toolBudget'],
@@ -84,6 +91,11 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
   };
   // Routes out of a specialist: on to the next node, or to a person when a specialist asked for one.
   const afterSpecialist = (ctx: WorkflowContext) => (handoffOf(ctx) ? 'handoff' : 'next');
+  // An accepted answer to part of a composite request goes on to a person for the rest.
+  const afterReview: StateRouter = (ctx, request, result) => {
+    const verdict = reviewVerdictRouter(ctx, request, result);
+    return verdict === 'accept' && ctx.get(PERSON_PART_KEY) !== undefined ? 'handoff' : verdict;
+  };
 
   return new StateGraph({ name: 'customer-service', maxSteps: 40 })
     .addNode('ingest', ingestNode())
@@ -124,7 +136,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addEdge('specialist', 'multi_review')
     .addConditionalEdges('multi_review', afterSpecialist, { next: 'draft', handoff: 'human_handoff' })
     .addEdge('draft', 'review')
-    .addConditionalEdges('review', reviewVerdictRouter, { accept: 'finish', requery: 'requery', revise: 'draft', handoff: 'human_handoff' })
+    .addConditionalEdges('review', afterReview, { accept: 'finish', requery: 'requery', revise: 'draft', handoff: 'human_handoff' })
     .addEdge('requery', 'retrieve')
     .addEdge('human_handoff', 'finish')
     .onBudgetExceeded('human_handoff');

@@ -16,6 +16,12 @@ let tasks = 0;
 let multi = 0;
 let intents = 0;
 let orderQuestions = 0;
+// Messages for a person that name an order (a dispute of an order's charge or refund), and messages
+// sent to a person that are not for one.
+let disputes = 0;
+let disputesToPerson = 0;
+let toPerson = 0;
+let wronglyToPerson = 0;
 const intentMisses: string[] = [];
 const confusion: Record<string, number> = {};
 // --misses lists each message the folds got wrong (route or task split), with what was taken.
@@ -26,6 +32,14 @@ for (let fold = 0; fold < FOLDS; fold++) {
   for (const m of messages.filter((_, i) => i % FOLDS === fold)) {
     const u = nlu.understand(m.text, { now: Date.parse(m.now) });
     const taken = u.confidence < 0.4 ? 'human' : u.route;
+    if (m.route === 'human' && m.entities.orderId !== undefined) {
+      disputes++;
+      if (taken === 'human') disputesToPerson++;
+    }
+    if (taken === 'human') {
+      toPerson++;
+      if (m.route !== 'human') wronglyToPerson++;
+    }
     if (taken === m.route) route++;
     else confusion[`${m.route}→${taken}`] = (confusion[`${m.route}→${taken}`] ?? 0) + 1;
     const planned = u.tasks.map((t) => t.kind).sort().join();
@@ -47,6 +61,7 @@ const pct = (n: number, d: number) => `${((n / d) * 100).toFixed(1)}% (${n}/${d}
 process.stdout.write(
   `${FOLDS}-fold cross-validation on ${messages.length} training messages\n` +
     `  route ${pct(route, messages.length)}\n  entities ${pct(entities, messages.length)}\n  task splits ${pct(tasks, multi)}\n` +
+    `  to a person: ${pct(disputesToPerson, disputes)} of the person messages naming an order; ${wronglyToPerson} of ${toPerson} sent to a person were not for one\n` +
     `  order intent (refund or status) ${pct(intents, orderQuestions)}${intentMisses.length > 0 ? ` misses ${intentMisses.join(', ')}` : ''}\n` +
     `  misses ${JSON.stringify(confusion)}\n` +
     (listMisses ? `${missed.join('\n')}\n` : ''),

@@ -5,8 +5,8 @@ export const Route = z.enum(['rag', 'report', 'tool', 'multi', 'human', 'general
 /** A route `classify` can choose. */
 export type Route = z.infer<typeof Route>;
 
-/** One specialist task of a composite request, as `classify` plans it. */
-export const PlannedTask = z.object({ kind: z.enum(['rag', 'tool', 'report']), input: z.string().trim().min(1) });
+/** One task of a composite request, as `classify` plans it: a specialist's, or `human` for the part a person handles while the others are answered. */
+export const PlannedTask = z.object({ kind: z.enum(['rag', 'tool', 'report', 'human']), input: z.string().trim().min(1) });
 /** One specialist task of a composite request. */
 export type PlannedTask = z.infer<typeof PlannedTask>;
 

@@ -9,9 +9,11 @@ export const CLASSIFIER_INSTRUCTIONS = `You route customer-service requests for 
 Answer with one JSON object and nothing else:
 {"route": R, "confidence": C, "orderId"?: "SO########", "period"?: "YYYY-MM", "faultCode"?: "E##", "tasks"?: [{"kind": K, "input": "..."}]}.
 R is one of: "rag" (policy questions: returns, refunds in general, warranty, shipping, invoices, LED fault codes and how to fix them),
-"tool" (one of the customer's own orders: status, refund amount, cancellation; also when they ask about their order without its number),
+"tool" (one of the customer's own orders: status, refund amount, cancellation; also when they ask about their order without its number;
+not a dispute of a charge or refund),
 "report" (the monthly sales report), "multi" (several of rag/tool/report at once: then list one task per kind in "tasks", K being
-"rag", "tool" or "report" and input the part of the message for it), "human" (a dispute, a complaint, an explicit request for a person),
+"rag", "tool", "report", or "human" for a part a person must handle beside the others, and input the part of the message for it),
+"human" (a dispute of a charge or refund — charged twice, fraud, a chargeback — also when it names an order; a complaint; an explicit request for a person),
 "general" (greetings, thanks and small talk). C is your confidence from 0 to 1. Write order numbers as SO followed by 8 digits,
 periods as YYYY-MM (relative months such as "last month" count from today, {today}), fault codes as E01–E04 (amber blinking E01,
 red blinking E02, blue fast blinking E03, solid red E04).`;

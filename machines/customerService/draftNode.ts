@@ -1,11 +1,12 @@
 import { Agent, AgentNode as AgentNodeOf, type AgentNode, type ModelClient, type TaskResult } from 'switchboard/engine';
 import { policyDraftNode, QUESTION_KEY } from '../../specialists/index.js';
 import type { Classification } from './Classification.js';
+import { PERSON_PART_KEY, PersonPart } from './PersonPart.js';
 
 const GENERAL = `You are the customer-service assistant of an electronics shop. Answer small talk briefly and say what you can help with:
 return and warranty policy, fault codes, order refunds, and the monthly sales report. Do not call tools.`;
 
-const SECTION: Record<string, string> = { rag: 'Policy', tool: 'Your order', report: 'Sales report' };
+const SECTION: Record<string, string> = { rag: 'Policy', tool: 'Your order', report: 'Sales report', human: 'For a person' };
 
 /**
  * `draft`: writes the answer from what the route produced — a cited policy answer from the
@@ -34,7 +35,11 @@ export function draftNode(model: ModelClient): AgentNode {
       else if (route === 'tool') draft = ctx.get<string>('toolAnswer') ?? 'I could not look that order up.';
       else if (route === 'multi') {
         const results = ctx.get<TaskResult[]>('specialistResults') ?? [];
-        draft = results.map((r) => `${SECTION[r.kind] ?? r.kind}: ${r.outputText ?? '(no answer)'}`).join('\n\n');
+        // Tasks a person takes over are named, so the customer knows the rest is not forgotten.
+        const toPerson = new Set((PersonPart.safeParse(ctx.get(PERSON_PART_KEY)).data ?? []).map((p) => p.input));
+        draft = results
+          .map((r) => `${SECTION[r.kind] ?? r.kind}: ${toPerson.has(r.input) ? `a person from our team takes this over and replies here ("${r.input}").` : (r.outputText ?? '(no answer)')}`)
+          .join('\n\n');
       } else {
         const reply = await general.execute(ctx, { input: ctx.get<string>(QUESTION_KEY) ?? String(request.input) });
         draft = reply?.outputText ?? '';

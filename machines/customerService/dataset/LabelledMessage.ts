@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { Route } from '../Classification.js';
 
-/** The specialist kinds a composite message is split into. */
-export const TaskKind = z.enum(['rag', 'tool', 'report']);
+/**
+ * The kinds of task a composite message is split into: a specialist's (`rag`, `tool`, `report`), or
+ * `human` for the part a person must handle (a dispute or a request for a person beside other questions).
+ */
+export const TaskKind = z.enum(['rag', 'tool', 'report', 'human']);
 /** A specialist kind a composite message is split into. */
 export type TaskKind = z.infer<typeof TaskKind>;
 

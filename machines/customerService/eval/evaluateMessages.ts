@@ -2,6 +2,7 @@ import { OfflineModel, resumeRun, type ModelClient, type WorkflowRun } from 'swi
 import { customerService } from '../../customerService.js';
 import { MIN_CONFIDENCE, type Classification, type Route } from '../Classification.js';
 import type { LabelledMessage } from '../dataset/LabelledMessage.js';
+import { PERSON_PART_KEY } from '../PersonPart.js';
 import { checkFacts } from './checkFacts.js';
 import { EvalReport, ratio, type EvalCase } from './EvalReport.js';
 
@@ -47,7 +48,9 @@ async function runOne(message: LabelledMessage, model: ModelClient, graphs: Map<
   const entities = Object.fromEntries(ENTITY_KEYS.flatMap((k) => (classification?.[k] ? [[k, classification[k]!]] : [])));
   const expectedEntities = Object.fromEntries(ENTITY_KEYS.flatMap((k) => (message.entities[k] ? [[k, message.entities[k]!]] : [])));
   const tasks = route === 'multi' ? (classification?.tasks ?? []).map((t) => t.kind) : [];
-  const answer = run.status === 'completed' ? run.outputText : null;
+  // A composite request whose rest went to a person has already answered its other tasks.
+  const partial = run.status === 'waiting' && run.waiting?.nodeId === 'human_handoff' && run.state.has(PERSON_PART_KEY);
+  const answer = run.status === 'completed' ? run.outputText : partial ? ((run.state.get('draft') as string | undefined) ?? null) : null;
   return {
     id: message.id,
     text: message.text,

@@ -11,6 +11,9 @@ import { featuresOf, tokensOf } from './textFeatures.js';
 
 const ROUTES: readonly Route[] = ['rag', 'tool', 'report', 'multi', 'human', 'general'];
 const KINDS: readonly TaskKind[] = ['rag', 'tool', 'report'];
+/** Whether a message asks for a person (a dispute, a complaint, an explicit request) or not. */
+type PersonIntent = 'person' | 'other';
+const PERSON_INTENTS: readonly PersonIntent[] = ['person', 'other'];
 
 /** One specialist task of a composite message: the kind and what to ask the specialist. */
 export interface UnderstoodTask {
@@ -41,17 +44,32 @@ export interface UnderstandingSettings {
   courtesyThreshold: number;
   /** Least probability for a clause of another kind than the message's own single route to make it composite (default 0.9). */
   secondThreshold: number;
+  /**
+   * Least probability of the person intent for a message (or one of its clauses) to go to a person
+   * whatever the route scores say, e.g. a charge dispute that names an order (default 0.5).
+   */
+  personThreshold: number;
+  /**
+   * Least probability for a clause of another kind than the message's own single route to make it
+   * composite when the clause is put as a question or request of its own ("…? And is the speaker
+   * waterproof?", "also tell me the return policy"), where a clause of context needs
+   * `secondThreshold`. Default 0.8, chosen by cross-validation.
+   */
+  questionThreshold: number;
+  /** Least probability for another request in a message for a person to be answered beside it (default 0.9). */
+  besidePersonThreshold: number;
 }
 
 /** A trained understanding as plain JSON (see {@link MessageUnderstanding.toJSON}). */
 export interface MessageUnderstandingData {
   model: SoftmaxClassifierData<Route>;
   intent: SoftmaxClassifierData<OrderIntent>;
+  person: SoftmaxClassifierData<PersonIntent>;
   vocabulary: Array<[string, number]>;
   settings: UnderstandingSettings;
 }
 
-const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7, courtesyThreshold: 0.75, secondThreshold: 0.9 };
+const DEFAULT_SETTINGS: UnderstandingSettings = { clauseThreshold: 0.4, temperature: 0.7, courtesyThreshold: 0.75, secondThreshold: 0.9, personThreshold: 0.5, besidePersonThreshold: 0.9, questionThreshold: 0.8 };
 
 const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[]): L => labels.reduce((a, b) => (scores[a] >= scores[b] ? a : b));
 
@@ -72,12 +90,20 @@ const argmax = <L extends string>(scores: Record<L, number>, labels: readonly L[
 export class MessageUnderstanding {
   readonly #model: SoftmaxClassifier<Route>;
   readonly #intent: SoftmaxClassifier<OrderIntent>;
+  readonly #person: SoftmaxClassifier<PersonIntent>;
   readonly #spelling: SpellingVocabulary;
   readonly #settings: UnderstandingSettings;
 
-  private constructor(model: SoftmaxClassifier<Route>, intent: SoftmaxClassifier<OrderIntent>, spelling: SpellingVocabulary, settings: UnderstandingSettings) {
+  private constructor(
+    model: SoftmaxClassifier<Route>,
+    intent: SoftmaxClassifier<OrderIntent>,
+    person: SoftmaxClassifier<PersonIntent>,
+    spelling: SpellingVocabulary,
+    settings: UnderstandingSettings,
+  ) {
     this.#model = model;
     this.#intent = intent;
+    this.#person = person;
     this.#spelling = spelling;
     this.#settings = settings;
   }
@@ -105,9 +131,16 @@ export class MessageUnderstanding {
       }),
       ORDER_INTENTS,
     );
+    // The person intent is learned apart from the routes: in a six-way choice, the words of an order
+    // question ("refund", an order number) outweigh "charged twice" or "chargeback"; here they
+    // are evidence of nothing, as many messages to a person name an order too.
+    const person = SoftmaxClassifier.train(
+      messages.map((m, i) => ({ features: featuresOf(examples[i]!.tokens), label: m.route === 'human' || m.tasks?.includes('human') ? ('person' as const) : ('other' as const) })),
+      PERSON_INTENTS,
+    );
     const merged = { ...DEFAULT_SETTINGS, ...settings };
     model.temperature = merged.temperature;
-    return new MessageUnderstanding(model, intent, spelling, merged);
+    return new MessageUnderstanding(model, intent, person, spelling, merged);
   }
 
   /**
@@ -123,16 +156,25 @@ export class MessageUnderstanding {
 
   /** What it learned, as plain JSON; {@link MessageUnderstanding.fromJSON} gives back an understanding that answers exactly the same. */
   toJSON(): MessageUnderstandingData {
-    return { model: this.#model.toJSON(), intent: this.#intent.toJSON(), vocabulary: this.#spelling.counts(), settings: { ...this.#settings } };
+    return { model: this.#model.toJSON(), intent: this.#intent.toJSON(), person: this.#person.toJSON(), vocabulary: this.#spelling.counts(), settings: { ...this.#settings } };
   }
 
   /** An understanding from {@link MessageUnderstanding.toJSON}'s output, without training. */
   static fromJSON(data: MessageUnderstandingData): MessageUnderstanding {
-    return new MessageUnderstanding(SoftmaxClassifier.fromJSON(data.model), SoftmaxClassifier.fromJSON(data.intent), SpellingVocabulary.fromCounts(data.vocabulary), { ...DEFAULT_SETTINGS, ...data.settings });
+    return new MessageUnderstanding(
+      SoftmaxClassifier.fromJSON(data.model),
+      SoftmaxClassifier.fromJSON(data.intent),
+      SoftmaxClassifier.fromJSON(data.person),
+      SpellingVocabulary.fromCounts(data.vocabulary), { ...DEFAULT_SETTINGS, ...data.settings });
   }
 
   #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {
     return this.#model.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t))));
+  }
+
+  /** The probability that a text asks for a person (a dispute, a complaint, an explicit request). */
+  #personOf(text: string, spans: Parameters<typeof tokensOf>[1]): number {
+    return this.#person.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t)))).person;
   }
 
   /**
@@ -147,22 +189,51 @@ export class MessageUnderstanding {
       // Not one word the model has seen: whatever the scores say, there is no evidence behind them.
       return { route: top, confidence: Math.min(scores[top], 0.2), entities, tasks: [], scores, reason: 'the message has no word the desk knows' };
     }
-    if (top === 'human') return { route: 'human', confidence: scores.human, entities, tasks: [], scores, reason: 'the customer asks for a person or disputes a decision' };
+    const person = this.#personOf(text, spans);
+    if (top === 'human' || person >= this.#settings.personThreshold) {
+      const found = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, scores) : [];
+      return this.#besidePerson(found, { route: 'human', confidence: Math.max(scores.human, person), entities, tasks: [], scores });
+    }
     if (top === 'general') {
       // Small talk around a request ("Thanks for the help! Anyway, what's the warranty?") is the request.
       const asked = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, scores).filter((t) => t.confidence >= this.#settings.courtesyThreshold) : [];
+      if (asked.some((t) => t.kind === 'human')) return this.#besidePerson(asked, { route: 'human', confidence: scores.human, entities, tasks: [], scores });
       if (asked.length === 0) return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
       if (asked.length >= 2) return { route: 'multi', confidence: Math.min(...asked.map((t) => t.confidence)), entities, tasks: asked.map(({ kind, input }) => ({ kind, input })), scores };
       return { route: asked[0]!.kind, confidence: asked[0]!.confidence, entities, tasks: [], scores, reason: 'small talk around one request: the request is answered' };
     }
     // A message read as one kind is composite only when its other requests are clear on their own
     // (a clause of context beside an order question, "I changed my mind", is not a policy question).
-    const tasks = this.#tasks(text, spans, entities, scores).filter((t) => top === 'multi' || t.kind === top || t.confidence >= this.#settings.secondThreshold);
+    const tasks = this.#tasks(text, spans, entities, scores).filter(
+      (t) => top === 'multi' || t.kind === top || t.confidence >= (t.asks ? this.#settings.questionThreshold : this.#settings.secondThreshold),
+    );
+    if (tasks.some((t) => t.kind === 'human')) return this.#besidePerson(tasks, { route: 'human', confidence: scores.human, entities, tasks: [], scores });
     if (tasks.length >= 2) return { route: 'multi', confidence: Math.min(...tasks.map((t) => t.confidence)), entities, tasks: tasks.map(({ kind, input }) => ({ kind, input })), scores };
     if (top !== 'multi') return { route: top, confidence: scores[top], entities, tasks: [], scores };
     // Called composite but not splittable: its strongest single intent.
     const single = tasks[0]?.kind ?? argmax(scores, KINDS);
     return { route: single, confidence: Math.min(1, scores[single] + scores.multi), entities, tasks: [], scores };
+  }
+
+  /**
+   * A message with a part for a person (a dispute, a complaint, a request for a person): it goes to
+   * a person whatever the order intent says, and only other requests that are clear on their own
+   * ("Where is SO20261003? And I was charged twice for SO20261001…") are answered beside it, as
+   * `multi` with a `human` task. An order request beside it is answered only when it names an order
+   * and the person part names others: the order a dispute is about gets no order answer.
+   */
+  #besidePerson(found: readonly PlacedTask[], toPerson: Understanding): Understanding {
+    const disputed = new Set(found.filter((t) => t.kind === 'human').flatMap((t) => t.orderIds));
+    const answered = found.filter(
+      (t) =>
+        t.kind !== 'human' &&
+        t.confidence >= this.#settings.besidePersonThreshold &&
+        (t.kind !== 'tool' || (disputed.size > 0 && t.orderIds.length > 0 && t.orderIds.every((id) => !disputed.has(id)))),
+    );
+    const person = found.filter((t) => t.kind === 'human');
+    if (answered.length === 0 || person.length === 0) return { ...toPerson, confidence: Math.max(toPerson.confidence, ...person.map((t) => t.confidence)), reason: 'the customer asks for a person or disputes a decision' };
+    const tasks = found.filter((t) => answered.includes(t) || person.includes(t));
+    return { ...toPerson, route: 'multi', confidence: Math.min(...tasks.map((t) => t.confidence)), tasks: tasks.map(({ kind, input }) => ({ kind, input })), reason: 'a person takes the part the desk cannot answer' };
   }
 
   /** The specialist tasks in a message: clauses grouped by kind, each task carrying the entities its specialist needs. */
@@ -171,7 +242,7 @@ export class MessageUnderstanding {
     spans: ReturnType<typeof extractEntities>['spans'],
     entities: MessageEntities,
     messageScores: Record<Route, number>,
-  ): Array<UnderstoodTask & { confidence: number }> {
+  ): PlacedTask[] {
     const grouped = new Map<TaskKind, { clauses: Clause[]; confidence: number }>();
     const clauses = splitClauses(text, spans);
     const unplaced: Clause[] = [];
@@ -180,8 +251,10 @@ export class MessageUnderstanding {
       const all = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
       const rest = 1 - all.multi || 1;
       const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
-      const kind = argmax(scores, KINDS);
-      if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) {
+      const person = clauses.length === 1 ? this.#personOf(text, spans) : this.#personOf(clause.text, clause.spans);
+      const kind: TaskKind = person >= this.#settings.personThreshold ? 'human' : argmax(scores, KINDS);
+      if (kind === 'human') scores.human = person;
+      else if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) {
         unplaced.push(clause);
         continue;
       }
@@ -190,7 +263,8 @@ export class MessageUnderstanding {
       group.confidence = Math.max(group.confidence, scores[kind]);
       grouped.set(kind, group);
     }
-    const tasks: Array<UnderstoodTask & { confidence: number }> = [];
+    const tasks: PlacedTask[] = [];
+    const orderIdsOf = (clauses: readonly Clause[]) => clauses.flatMap((c) => c.spans.filter((s) => s.kind === 'orderId').map((s) => s.value));
     for (const [kind, group] of grouped) {
       if (kind === 'tool') {
         // Several orders in one request: one task per order, so none is answered for silently.
@@ -198,16 +272,29 @@ export class MessageUnderstanding {
         const named = [...group.clauses, ...unplaced.filter((c) => c.spans.some((s) => s.kind === 'orderId'))].sort((a, b) => a.start - b.start);
         const orders = splitByOrder(named);
         if (orders.length >= 2) {
-          for (const o of orders) tasks.push({ kind, input: taskInput(kind, o.input, { ...entities, orderId: o.orderId }), confidence: group.confidence });
+          for (const o of orders) tasks.push({ kind, input: taskInput(kind, o.input, { ...entities, orderId: o.orderId }), confidence: group.confidence, orderIds: [o.orderId], asks: group.clauses.some(asksSomething) });
           continue;
         }
       }
       const joined = group.clauses.map((c) => c.text.replace(/[.?!,;]+$/, '')).join('; ');
-      tasks.push({ kind, input: taskInput(kind, joined, entities), confidence: group.confidence });
+      tasks.push({ kind, input: taskInput(kind, joined, entities), confidence: group.confidence, orderIds: orderIdsOf(group.clauses), asks: group.clauses.some(asksSomething) });
     }
     return tasks;
   }
 }
+
+/** A task as it is found: how sure the classifier is of its kind, and the orders its clauses name. */
+type PlacedTask = UnderstoodTask & { confidence: number; orderIds: string[]; asks: boolean };
+
+/**
+ * Words that open a question or a request ("where is…", "can you…", "tell me…", "and is…"), after
+ * the connectors and filler that start a clause.
+ */
+const ASKING =
+  /^(?:(?:and|also|plus|then|so|ok|okay|now|btw|oh|one more thing|another thing|separately|second(?:ly)?|lastly|finally|last)\b[\s,:-]*)*(?:what|what's|whats|where|where's|wheres|when|why|which|who|how|is|are|was|were|do|does|did|can|could|would|will|should|may|tell|explain|send|give|show|share|check|let me know|please|pls|plz|i'd like to know|i want to know)\b/i;
+
+/** Whether a clause is put as a question or a request of its own, not as context. */
+const asksSomething = (clause: Clause): boolean => /\?\s*$/.test(clause.text) || ASKING.test(clause.text.trim());
 
 /** A task's question, with the normalized entity its specialist reads appended when the clause does not spell it that way. */
 function taskInput(kind: TaskKind, text: string, entities: MessageEntities): string {
