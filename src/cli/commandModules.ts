@@ -17,6 +17,7 @@ interface CommandModule {
 const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['run', 'scenarios'], load: async () => (await import('./commands/mainJobCommands.js')).addMainJobCommands },
   { names: ['start', 'runs', 'show', 'resume', 'recover', 'cancel'], load: async () => (await import('./commands/runCommands.js')).addRunCommands },
+  { names: ['worker'], load: async () => (await import('./commands/workerCommand.js')).addWorkerCommand },
   { names: ['serve'], load: async () => (await import('./commands/serveCommand.js')).addServeCommand },
   { names: ['inspect'], load: async () => (await import('./commands/inspectCommand.js')).addInspectCommand },
   { names: ['export'], load: async () => (await import('./commands/exportCommand.js')).addExportCommand },

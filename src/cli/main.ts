@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { RunManager } from '../graph/durable/RunManager.js';
+import type { RunQueue } from '../queue/RunQueue.js';
 import type { CliContext } from './CliContext.js';
 import { commandsFor } from './commandModules.js';
 import type { GraphsModule } from './loadGraphs.js';
@@ -26,6 +27,7 @@ function hasFlag(argv: readonly string[], flag: string): boolean {
  */
 export async function main(argv: string[]): Promise<number> {
   let manager: RunManager | null = null;
+  let queue: Promise<RunQueue | null> | null = null;
   let loaded: Promise<GraphsModule> | null = null;
   let exitCode: number = EXIT.ok;
   // Known before parsing, so that even a usage error is reported the way the caller asked.
@@ -66,6 +68,13 @@ export async function main(argv: string[]): Promise<number> {
       }
       return manager;
     },
+    queue: () =>
+      (queue ??= (async () => {
+        const { queueConfigured, queueFromEnv } = await import('../queue/queueFromEnv.js');
+        if (!queueConfigured()) return null;
+        const runs = await cli.runs();
+        return queueFromEnv(runs.store, await cli.graphs());
+      })()),
     graphsModule,
     interrupted: () =>
       new Promise<void>((resolve) => {
@@ -85,6 +94,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error, { json, debug, err: cli.err });
   } finally {
+    await (await (queue as Promise<RunQueue | null> | null)?.catch(() => null))?.close();
     await (manager as RunManager | null)?.store.close();
   }
 }

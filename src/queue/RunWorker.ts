@@ -105,6 +105,8 @@ export class RunWorker {
     await worker.waitUntilReady();
     const every = this.#options.sweepEveryMs ?? 30_000;
     if (every > 0) {
+      // Runs stored while no job could be added (Redis was down or restarted empty) get one now.
+      void this.#queue.sweep().catch((error: Error) => this.#report(error));
       this.#sweeper = setInterval(() => void this.#queue.sweep().catch((error: Error) => this.#report(error)), every);
       this.#sweeper.unref();
     }

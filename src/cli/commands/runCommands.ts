@@ -7,6 +7,7 @@ import { toRunJson } from '../../json/RunJson.js';
 import { runDetail, runSummary } from '../../json/RunSummaryJson.js';
 import { toEventJson } from '../../json/EventJson.js';
 import type { RunManager } from '../../graph/durable/RunManager.js';
+import type { RunQueue } from '../../queue/RunQueue.js';
 import type { RunRecord } from '../../persistence/RunStore.js';
 import { InputError } from '../../input/InputError.js';
 import { exitCodeFor } from '../exitCodes.js';
@@ -38,16 +39,30 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
   if (run.outputText !== null) cli.out(`answer: ${run.outputText}`);
 }
 
+/** Prints a run handed to the queue: its stored summary (JSON), or its id, status and what happens next. */
+async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next: string, json: boolean): Promise<void> {
+  const record = await queue.store.getRun(runId);
+  if (record === null) throw new InputError(`run ${runId} is not in the store after it was queued; is SWITCHBOARD_DATABASE_URL the workers' database?`);
+  const [first] = await queue.store.listEvents(runId, { limit: 1 });
+  if (json) return cli.out(JSON.stringify(runSummary(record, first?.data)));
+  cli.out(`run ${runId}: ${record.status} (${next}; follow it with: switchboard show ${runId})`);
+}
+
 /** `start`, `runs`, `show`, `resume`, `recover`, `cancel`: the stored-run commands. */
 export function addRunCommands(program: Command, cli: CliContext): void {
   program
     .command('start <graph> <input>')
-    .description('start a stored run of a graph (see --graphs) with a text input')
+    .description('start a stored run of a graph (see --graphs) with a text input; with SWITCHBOARD_REDIS_URL it is queued for a worker and its id printed at once')
     .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones')
     .option('--json', 'print JSON')
     .action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean }) => {
       const message = parseInput(MessageText, text);
       const name = findGraph(await cli.graphs(), graph).name;
+      const queue = await cli.queue();
+      if (queue !== null) {
+        if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');
+        return printQueued(cli, queue, await queue.start(name, message), 'a worker runs it', opts.json === true);
+      }
       const runs = await cli.runs();
       const options = opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {};
       printRun(cli, await runs.start(name, message, options), opts.json === true);
@@ -112,6 +127,11 @@ export function addRunCommands(program: Command, cli: CliContext): void {
         }
       }
       const reply = parseInput(ReplyValue, raw, opts.reply !== undefined ? '--reply' : '--reply-json');
+      const queue = await cli.queue();
+      if (queue !== null) {
+        await queue.resume(runId, reply);
+        return printQueued(cli, queue, runId, 'the reply is queued; a worker resumes it', opts.json === true);
+      }
       printRun(cli, await (await cli.runs()).resume(runId, { reply }), opts.json === true);
     });
 
@@ -132,7 +152,8 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (runId: string, opts: { json?: boolean }) => {
       const runs = await cli.runs();
-      const record = await runs.cancel(runId);
+      const queue = await cli.queue();
+      const record = queue !== null ? await queue.cancel(runId) : await runs.cancel(runId);
       const [first] = await runs.store.listEvents(runId, { limit: 1 });
       if (opts.json) return cli.out(JSON.stringify(runSummary(record, first?.data)));
       cli.out(`run ${record.runId}: ${record.status}`);
