@@ -34,6 +34,10 @@ export const definition = (graph) => api(`/api/graphs/${encodeURIComponent(graph
 export const analytics = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/analytics`);
 export const startScenario = (id) => api(`/api/scenarios/${encodeURIComponent(id)}/runs`, { method: 'POST' });
 export const resumeRun = (runId, reply) => api(`/api/runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: JSON.stringify({ reply }) });
+/** A run's full state after a step (its last step when `step` is left out). */
+export const stateAt = (runId, step) => api(`/api/runs/${encodeURIComponent(runId)}/state${step === undefined ? '' : `?at=${step}`}`);
+/** Starts a fork of a run at a step, with the state to go on with (the parent's when left out). */
+export const forkRun = (runId, at, state) => api(`/api/runs/${encodeURIComponent(runId)}/fork`, { method: 'POST', body: JSON.stringify(state === undefined ? { at } : { at, state }) });
 export const cancelRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}/cancel`, { method: 'POST' });
 
 /** A file's bytes as base64 (without the `data:` prefix). */

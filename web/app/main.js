@@ -7,6 +7,7 @@ import { renderInspector } from './inspector.js';
 import { renderLanes } from './lanes.js';
 import { runViewAt } from './runView.js';
 import { createTimeline } from './timeline.js';
+import { createTimeTravel } from './timeTravel.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
@@ -15,6 +16,40 @@ const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [],
 const definitions = new Map();
 
 const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
+
+const travel = createTimeTravel(
+  {
+    list: $('step-list'),
+    slider: $('step-slider'),
+    title: $('step-title'),
+    state: $('step-state'),
+    forkButton: $('fork-here'),
+    forkForm: $('fork-form'),
+    forkState: $('fork-state'),
+    forkError: $('fork-error'),
+  },
+  { onFork: (runId) => (showRunHeader(), openRun(runId, state.run.graph)) },
+);
+
+/** Loads the run's steps into the time-travel panel and names the run it was forked from. */
+async function showTravel(runId) {
+  try {
+    const detail = await travel.show(runId);
+    if (!detail || state.run?.runId !== runId) return;
+    $('travel-section').hidden = false;
+    const parent = $('run-parent');
+    if (detail.parentRunId) {
+      const link = Object.assign(document.createElement('a'), { href: `#run=${detail.parentRunId}`, textContent: detail.parentRunId });
+      link.addEventListener('click', (ev) => {
+        ev.preventDefault();
+        openRun(detail.parentRunId, detail.graph);
+      });
+      parent.replaceChildren('forked from ', link, ` at step ${detail.forkedAt}`);
+    } else parent.replaceChildren();
+  } catch (error) {
+    showError($('fork-error'), error);
+  }
+}
 
 function showError(el, error) {
   el.hidden = !error;
@@ -121,13 +156,14 @@ async function openRun(runId, graph) {
       state.events.push(event);
       timeline.setLength(state.events.length);
     },
-    onEnd: () => refreshRuns(),
+    onEnd: () => (refreshRuns(), showTravel(runId)),
     onState: (s) => {
       $('connection').textContent = s;
       $('connection').dataset.state = s;
     },
   });
   refreshRuns();
+  void showTravel(runId);
 }
 
 /** Analyses the stored runs of the shown graph: the heat map in the panel, probabilities on the edges. */
@@ -169,6 +205,7 @@ async function init() {
     state.stopFollow?.();
     state.run = null;
     state.events = [];
+    $('travel-section').hidden = true;
     timeline.reset();
     history.replaceState(null, '', location.pathname + location.search);
     void showGraph(select.value);
