@@ -5,6 +5,8 @@ import { loadDataset, parseDataset } from '../../machines/customerService/datase
 const train = loadDataset('train');
 const heldout = loadDataset('heldout');
 const all = [...train, ...heldout];
+// The second fresh set (written after the rules of issue 12's second pass, measured once).
+const fresh2 = loadDataset({ file: new URL('../../machines/customerService/dataset/fresh2.jsonl', import.meta.url).pathname });
 const norm = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 
 describe('the labelled message set', () => {
@@ -39,7 +41,7 @@ describe('the labelled message set', () => {
   it('states facts that agree with the orders, the sales data and the knowledge base', () => {
     const orders = orderFixtures(Date.parse('2026-10-12T09:00:00Z'));
     const kb = new Set(loadPolicyDocuments().map((d) => d.id));
-    for (const m of all) {
+    for (const m of [...all, ...fresh2]) {
       const replied = /\d{8}/.exec(m.reply ?? '')?.[0];
       const orderId = m.entities.orderId ?? (replied ? `SO${replied}` : undefined);
       const order = orders.find((o) => o.orderId === orderId);
@@ -55,6 +57,14 @@ describe('the labelled message set', () => {
         }
       }
     }
+  });
+
+  it('holds a second fresh set of at least 100 messages, of every route, none of them in the training part', () => {
+    expect(fresh2.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(fresh2.map((m) => m.id)).size).toBe(fresh2.length);
+    for (const route of ['rag', 'tool', 'report', 'multi', 'human', 'general']) expect(fresh2.filter((m) => m.route === route).length, route).toBeGreaterThanOrEqual(10);
+    const trainTexts = new Set(train.map((m) => norm(m.text)));
+    expect(fresh2.filter((m) => trainTexts.has(norm(m.text))).map((m) => m.text)).toEqual([]);
   });
 
   it('refuses a malformed line with its line number', () => {
