@@ -2,6 +2,7 @@ import type { GraphMachine } from '../graph/compileMachine.js';
 import { END } from '../graph/END.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, type MachineEdge } from './machineGraph.js';
+import { END_ROUTE } from '../workflow/workflowKeys.js';
 
 /** Options for {@link machineToMermaid}. */
 export interface MermaidOptions {
@@ -47,7 +48,8 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number): string {
  * composite states that wait for `human.reply`; a coordinator as a composite state with one
  * concurrent region per specialist), conditional edges labelled by their route keys,
  * transitions labelled `transition N` (`(if)` when they have a condition), the end when nothing
- * matches, and the fuse and failure hops to the final states.
+ * matches, and the fuse and failure hops to the final states. A typed workflow's early-end route
+ * (`workflow:end`, which every step has) is one note on `completed`, not an edge from every step.
  *
  * @example
  * fs.writeFileSync('graph.mmd', machineToMermaid(graph));
@@ -87,10 +89,19 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
   }
   const start = shape.nodes.find((n) => n.id === shape.start);
   lines.push(`  [*] --> ${start === undefined ? 'completed' : idOf(start.key)}`);
+  // Every step of a typed workflow can end the run at once (abort, terminate, a spent loop fuse): those
+  // routes are folded into one note instead of an edge from each step (the JSON export keeps them all).
+  let foldedEnds = 0;
   for (const node of shape.nodes) {
     const out = shape.edges.filter((e) => e.fromKey === node.key);
     const groups = new Set(out.filter((e) => e.kind === 'conditional').map((e) => e.index)).size;
-    for (const edge of out.filter((e) => !FAILURES.has(e.kind))) {
+    for (let edge of out.filter((e) => !FAILURES.has(e.kind))) {
+      if (shape.kind === 'workflow' && edge.kind === 'conditional' && edge.keys?.includes(END_ROUTE) === true) {
+        foldedEnds++;
+        const keys = edge.keys.filter((k) => k !== END_ROUTE);
+        if (keys.length === 0) continue;
+        edge = { ...edge, keys };
+      }
       lines.push(`  ${idOf(edge.fromKey)} --> ${idOf(edge.toKey)} : ${edgeLabel(edge, groups)}`);
     }
     if (!failures) continue;
@@ -102,5 +113,6 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
   const finals = shape.finalStates.filter((f) => f === 'completed' || f === 'cancelled' || shape.edges.some((e) => e.toKey === f));
   for (const final of finals) lines.push(`  ${final} --> [*]`);
   lines.push('  note right of cancelled : any state on workflow.cancel');
+  if (foldedEnds > 0) lines.push(`  note left of completed : any step on ${label(END_ROUTE)} (abort, terminate, spent loop fuse)`);
   return `${lines.join('\n')}\n`;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteRunStore, type RunningServer } from '../../src/index.js';
+import { SqliteRunStore, Workflow, WorkflowAbort, step, type RunningServer } from '../../src/index.js';
 import { graphs } from '../fixtures/workflowGraphs.js';
 import type { LaunchedBrowser } from '../support/launchBrowser.js';
 import { openWorkbench } from '../support/openWorkbench.js';
@@ -16,7 +16,14 @@ let page: Page;
 beforeAll(async () => {
   store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-web-wf-')), 'runs.db') });
   // The typed workflows are registered as they are, beside a StateGraph.
-  ({ server, browser, page } = await openWorkbench({ store, graphs: [...graphs] }));
+  // `quits` ends early (WorkflowAbort) by the route every step has, which the drawing folds into a legend entry.
+  const quits = Workflow.define<string>('quits')
+    .step(step('look', (_c, s: string) => s))
+    .then(step('give-up', (_c, s: string): string => {
+      throw new WorkflowAbort(`gave up on ${s}`);
+    }))
+    .then(step('never', (_c, s: string) => s));
+  ({ server, browser, page } = await openWorkbench({ store, graphs: [...graphs, quits] }));
 }, 60_000);
 
 afterAll(async () => {
@@ -30,7 +37,7 @@ const edge = (from: string, to: string) => `#graph .edge[data-from="${from}"][da
 
 describe('a typed workflow in the workbench', () => {
   it('is offered beside the graph and drawn from its machine: steps, the fork with its branches inside, the gate and the person’s wait', async () => {
-    expect(await page.$$eval('#graph-select option', (els) => els.map((e) => e.getAttribute('value')))).toEqual(['review', 'tally', 'echo']);
+    expect(await page.$$eval('#graph-select option', (els) => els.map((e) => e.getAttribute('value')))).toEqual(['review', 'tally', 'echo', 'quits']);
     await page.waitForSelector(`${node('fork')}.coordinator`);
     const drawn = await page.$$eval('#graph .node', (els) => els.map((e) => e.getAttribute('data-node-id')));
     expect(drawn.sort()).toEqual(['__end__', 'approval', 'approval:person', 'draft', 'finish', 'fork', 'publish', 'revise'].sort());
@@ -40,6 +47,13 @@ describe('a typed workflow in the workbench', () => {
       expect(await page.locator(edge(from!, to!)).count(), `${from} → ${to}`).toBe(1);
     }
     expect(await page.textContent(`${edge('approval:person', 'publish')} .edge-label`)).toBe('PASS');
+    // The early-end route every step has is one legend entry, not an edge from each step to END.
+    const toEnd = await page.$$eval('#graph .edge[data-to="__end__"]', (els) => els.map((e) => e.getAttribute('data-from')));
+    expect(toEnd).toContain('finish');
+    for (const from of ['draft', 'fork', 'publish', 'revise']) expect(toEnd, from).not.toContain(from);
+    expect(await page.locator('#graph .legend[data-legend="workflow:end"]').count()).toBe(1);
+    expect((await page.getAttribute('#graph .legend[data-legend="workflow:end"]', 'data-steps'))!.split(' ')).toEqual(expect.arrayContaining(['draft', 'fork', 'publish', 'revise']));
+    expect(await page.textContent('#graph .legend .legend-text')).toContain('any step → END on workflow:end');
     // The branches sit inside the fork's box.
     const outer = (await page.locator(`${node('fork')} > rect`).boundingBox())!;
     for (const part of await page.locator(`${node('fork')} .part rect`).all()) {
@@ -76,6 +90,17 @@ describe('a typed workflow in the workbench', () => {
 
     const [record] = await store.listRuns({ graphName: 'review' });
     expect(record).toMatchObject({ status: 'completed', outputText: 'published draft of the plan (revised: name the owner)' });
+  }, 120_000);
+
+  it('lights the legend entry when a run ends early by that route', async () => {
+    await page.selectOption('#graph-select', 'quits');
+    await page.waitForSelector(`${node('give-up')}`);
+    expect(await page.getAttribute('#graph .legend', 'class')).not.toContain('traversed');
+    await page.fill('#message', 'the task');
+    await page.click('#start-button');
+    await page.waitForSelector('body[data-run-status="aborted"]', { timeout: 60_000 });
+    await page.waitForSelector('#graph .legend.traversed');
+    expect(await page.getAttribute(node('never'), 'class')).not.toContain('visited');
   }, 120_000);
 
   it('shows a workflow that is refused a reply it cannot take, and keeps it waiting', async () => {

@@ -5,6 +5,8 @@ import { edgeKey } from './runView.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const END = '__end__';
 const ROUTE_KINDS = new Set(['conditional', 'transition', 'end']);
+/** The route by which any step of a typed workflow ends the run at once (abort, terminate, a spent loop fuse). */
+const EARLY_END = 'workflow:end';
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(SVG, name);
@@ -13,12 +15,23 @@ function el(name, attrs = {}, text) {
   return node;
 }
 
-/** The nodes and edges to draw: every node (a coordinator with its specialists), END, and one edge per (from, to) with its route labels. */
+/**
+ * The nodes and edges to draw: every node (a coordinator with its specialists), END, and one edge per
+ * (from, to) with its route labels. A typed workflow's early-end route, which every step has, is
+ * not drawn from each step: those steps are listed in `folded` (shown as one legend entry).
+ */
 export function drawable(def) {
   const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind, parts: s.parts ?? [], fork: s.fork === true }));
   const edges = new Map();
-  for (const hop of def.hops) {
+  const folded = [];
+  for (let hop of def.hops) {
     if (!ROUTE_KINDS.has(hop.kind) || hop.reachable === false) continue;
+    if (hop.kind === 'conditional' && hop.keys?.includes(EARLY_END)) {
+      folded.push(hop.from);
+      const keys = hop.keys.filter((k) => k !== EARLY_END);
+      if (keys.length === 0) continue;
+      hop = { ...hop, keys };
+    }
     const key = edgeKey(hop.from, hop.to);
     const edge = edges.get(key) ?? { from: hop.from, to: hop.to, labels: [], hops: [] };
     // Route-map keys say why a conditional hop is taken; a router without a map is shown by its group.
@@ -27,8 +40,8 @@ export function drawable(def) {
     edge.hops.push(hop);
     edges.set(key, edge);
   }
-  if ([...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end', parts: [] });
-  return { nodes, edges: [...edges.values()] };
+  if (folded.length > 0 || [...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end', parts: [] });
+  return { nodes, edges: [...edges.values()], folded };
 }
 
 /** The size of one specialist box inside a coordinator, and the space around it. */
@@ -84,7 +97,7 @@ function keepInView(panel, target) {
  * `update(view, selected)` to light up active nodes, visit counts and traversed edges.
  */
 export function renderGraph(container, def, onSelect) {
-  const { nodes, edges } = drawable(def);
+  const { nodes, edges, folded } = drawable(def);
   const g = new dagre.graphlib.Graph({ multigraph: false });
   g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 46, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -94,7 +107,9 @@ export function renderGraph(container, def, onSelect) {
     g.setEdge(e.from, e.to, label ? { label, width: label.length * 6.5, height: 14 } : {});
   }
   dagre.layout(g);
-  const { width, height } = g.graph();
+  const { width, height: drawn } = g.graph();
+  // The folded early-end routes get one line of legend under the drawing.
+  const height = folded.length > 0 ? drawn + 22 : drawn;
   const svg = el('svg', { viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`, width: Math.ceil(width), height: Math.ceil(height), role: 'img' });
   const defs = el('defs');
   const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
@@ -118,6 +133,14 @@ export function renderGraph(container, def, onSelect) {
     // Where an edge's probability goes: under its label, or at the middle of its path.
     const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
     edgeSpots.set(group, laid.label ? { x: laid.x, y: laid.y + 12 } : { x: mid.x + 4, y: mid.y });
+  }
+
+  let legend = null;
+  if (folded.length > 0) {
+    legend = el('g', { class: 'legend early-end', 'data-legend': EARLY_END, 'data-steps': folded.join(' ') });
+    legend.append(el('text', { x: 16, y: drawn + 12, class: 'legend-text' }, `any step → END on ${EARLY_END} (abort, terminate, spent loop fuse)`));
+    legend.append(el('title', {}, `${EARLY_END} from: ${folded.join(', ')}`));
+    svg.append(legend);
   }
 
   const nodeEls = new Map();
@@ -196,5 +219,7 @@ export function renderGraph(container, def, onSelect) {
       group.classList.toggle('last', view.lastEdge === key);
       group.setAttribute('data-traversed', String(times));
     }
+    // A run that ended early by a folded route lights the legend entry instead of an edge.
+    if (legend !== null) legend.classList.toggle('traversed', folded.some((from) => !edgeEls.has(edgeKey(from, END)) && (view.traversed.get(edgeKey(from, END)) ?? 0) > 0));
   }
 }
