@@ -54,7 +54,7 @@ describe('stored-run commands', () => {
   }, 300_000);
 
   it('explains bad arguments', () => {
-    expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of running, waiting');
+    expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of queued, running, waiting');
     expect(cli('resume', 'x').stderr).toContain('give the reply with exactly one of --reply <text> or --reply-json <json>');
     expect(cli('resume', 'x', '--reply-json', '{nope').stderr).toContain('--reply-json is not JSON');
     expect(cli('show', 'no-such-run').stderr).toContain('run not found: no-such-run [run_not_found]');
