@@ -184,6 +184,8 @@ export { forkRun, type ForkOptions } from './history/forkRun.js';
 export type { ForkLink } from './graph/WorkflowEvent.js';
 /** What a run hands its redacted events to (`RunOptions.recorders`). */
 export type { TraceRecorder } from './trace/TraceRecorder.js';
+/** The light path of a recorder that needs only step transitions (`TraceRecorder.hops`): unstamped events, the time on request. */
+export type { HopListener, HopEvent, HopTime } from './trace/HopListener.js';
 /** Keeps a run's redacted events in memory. */
 export { MemoryRecorder } from './trace/MemoryRecorder.js';
 /** Appends a run's redacted events to a JSON Lines file. */

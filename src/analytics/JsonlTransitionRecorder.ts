@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import type { TransitionRecord } from './TransitionRecord.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 
@@ -15,8 +16,10 @@ import { TransitionTracker, type CostOptions, type TrackedEvent } from './Transi
  * await graph.run('hi', { recorders: [new JsonlTransitionRecorder('transitions.jsonl')] });
  * analyzeTransitions(readTransitionsFile('transitions.jsonl'));
  */
-export class JsonlTransitionRecorder implements TraceRecorder {
+export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   readonly rawEvents = true;
+  /** Runs hand it their events on the light path (see `HopListener`). */
+  readonly hops: HopListener = this;
   readonly file: string;
   /** The write error that stopped the recorder, if any. */
   error: Error | null = null;
@@ -30,6 +33,10 @@ export class JsonlTransitionRecorder implements TraceRecorder {
 
   record(event: TraceEvent): void {
     if (this.error === null) this.#tracker.push(event as TrackedEvent);
+  }
+
+  hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
+    if (this.error === null) this.#tracker.hop(event, runId, path, time);
   }
 
   #write(record: TransitionRecord): void {

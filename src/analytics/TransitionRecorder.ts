@@ -20,8 +20,10 @@ export interface TransitionRecorderOptions {
 /**
  * Hands every step transition of a run, and of the specialist runs it starts, to you as a
  * {@link TransitionRecord}: pass it in `recorders` like any recorder (`run`, `stream`, `resume`, a
- * typed `Workflow`'s run, the workbench). It reads the events as the run makes them (no redaction,
- * no copy), so a run pays only for building its events; a run with no recorder builds none.
+ * typed `Workflow`'s run, the workbench). Runs hand it their events on the light path (see
+ * `HopListener`): unstamped, neither redacted nor copied, so a run whose only recorders are
+ * transition recorders builds no trace events at all. {@link record} takes stamped events too (a
+ * trace read back, say), and makes the same records from them.
  *
  * @example
  * const transitions = new TransitionRecorder();
@@ -32,16 +34,17 @@ export class TransitionRecorder implements TraceRecorder {
   readonly rawEvents = true;
   /** The records so far, when no `onTransition` was given. */
   readonly records: TransitionRecord[] = [];
-  readonly #tracker: TransitionTracker;
+  /** The light path runs take (see `TraceRecorder.hops`). */
+  readonly hops: TransitionTracker;
 
   constructor(options: TransitionRecorderOptions = {}) {
     const keep = (record: TransitionRecord): void => {
       this.records.push(record);
     };
-    this.#tracker = new TransitionTracker(options.onTransition ?? keep, options);
+    this.hops = new TransitionTracker(options.onTransition ?? keep, options);
   }
 
   record(event: TraceEvent): void {
-    this.#tracker.push(event as TrackedEvent);
+    this.hops.push(event as TrackedEvent);
   }
 }

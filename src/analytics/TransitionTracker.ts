@@ -1,6 +1,7 @@
 import { END } from '../graph/END.js';
 import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
 import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
+import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 
 /** The fields of an event the tracker reads: a live event or a stored one (its JSON form) alike. */
 export interface TrackedEvent {
@@ -63,33 +64,51 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  * const tracker = new TransitionTracker((record) => records.push(record));
  * for (const event of await store.listEvents(runId)) tracker.push(event.data as TrackedEvent);
  */
-export class TransitionTracker {
+export class TransitionTracker implements HopListener {
   readonly #emit: (record: TransitionRecord) => void;
   readonly #costOf: CostOf;
   readonly #open = new Map<string, OpenRun>();
+  /** The run the last event was about (a loop's events are almost all about one): found without a key. */
+  #lastRunId = '';
+  #lastPath = '';
+  #last: OpenRun | undefined = undefined;
 
   constructor(emit: (record: TransitionRecord) => void, options: CostOptions = {}) {
     this.#emit = emit;
     this.#costOf = options.costOf ?? priceTableCost(options.prices);
   }
 
-  /** Follows one event. */
+  /** The time of a stamped event, for {@link push}. */
+  readonly #stampedAt = { at: 0, now(): number { return this.at; } };
+
+  /** Follows one stamped event (live, or stored in its JSON form). */
   push(event: TrackedEvent): void {
+    this.#stampedAt.at = event.at;
+    this.hop(event, event.runId, event.path, this.#stampedAt);
+  }
+
+  /**
+   * Follows one event handed over unstamped, with its run id, trace path and time beside it (the
+   * light path runs take for a recorder with `hops`, see `HopListener`). {@link push} reads stamped
+   * events through here, so both paths make the same records. The time is read only for the events
+   * that can end a step: a node's start, an edge, a failure, a spent budget, a run's end.
+   */
+  hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
     switch (event.type) {
       case 'run.started':
-        this.#begin(event, String(event.graph), START_STATE, 'start');
-        this.#markParent(event.path, 'coordinator');
+        this.#begin(runId, path, String(event.graph), START_STATE, 'start');
+        this.#markParent(path, 'coordinator');
         return;
       case 'run.resumed': {
-        const open = this.#open.get(this.#key(event));
-        const at = typeof event.atNodeId === 'string' ? event.atNodeId : (open?.from ?? START_STATE);
-        this.#begin(event, String(event.graph), at, event.cause === 'reply' ? 'human' : (open?.nodeType ?? 'node'));
+        const open = this.#find(runId, path);
+        const from = typeof event.atNodeId === 'string' ? event.atNodeId : (open?.from ?? START_STATE);
+        this.#begin(runId, path, String(event.graph), from, event.cause === 'reply' ? 'human' : (open?.nodeType ?? 'node'));
         return;
       }
       case 'node.started':
-        return this.#nodeStarted(event);
+        return this.#nodeStarted(this.#find(runId, path), event.nodeId ?? null, time);
       case 'node.completed': {
-        const open = this.#open.get(this.#key(event));
+        const open = this.#find(runId, path);
         if (open === undefined) return;
         if (typeof event.durationMs === 'number') open.durationMs = event.durationMs;
         if (!open.modelUsage) open.tokens += tokensOf((event.result as { usage?: Usage } | null)?.usage);
@@ -97,42 +116,51 @@ export class TransitionTracker {
       }
       case 'model.request':
       case 'model.response':
-        return this.#model(event);
+        return this.#model(this.#find(runId, path), event);
       case 'run.waiting': {
-        const open = this.#open.get(this.#key(event));
+        const open = this.#find(runId, path);
         if (open !== undefined) open.nodeType = 'human';
         return;
       }
       case 'node.failed':
       case 'node.cancelled':
       case 'route.failed': {
-        const open = this.#open.get(this.#key(event));
-        if (open !== undefined && open.durationMs === null && open.startedAt !== null) open.durationMs = Math.max(0, event.at - open.startedAt);
+        const open = this.#find(runId, path);
+        if (open !== undefined && open.durationMs === null && open.startedAt !== null) open.durationMs = Math.max(0, time.now() - open.startedAt);
         return;
       }
       case 'edge.traversed':
-        return this.#edge(event);
+        return this.#edge(this.#find(runId, path), event, time);
       case 'budget.exceeded':
-        return this.#budget(event);
+        return this.#budget(this.#find(runId, path), event, time);
       case 'run.completed': {
         const status = (event.run as { status?: unknown } | null)?.status;
-        return this.#end(this.#key(event), event.at, typeof status === 'string' ? status : 'unknown');
+        return this.#end(runId, path, time, typeof status === 'string' ? status : 'unknown');
       }
       case 'specialist.completed':
         // Reported on the coordinator's path; the specialist ran under `<path>/<kind>[n]`.
-        return this.#end(`${String(event.specialistRunId)}\u0000${event.path}/${String(event.kind)}[${Number(event.index) + 1}]`, event.at, String(event.status));
+        return this.#end(String(event.specialistRunId), `${path}/${String(event.kind)}[${Number(event.index) + 1}]`, time, String(event.status));
     }
   }
 
-  #key(event: TrackedEvent): string {
-    return `${event.runId}\u0000${event.path}`;
+  /** The open run of `runId` at `path`, if any. */
+  #find(runId: string, path: string): OpenRun | undefined {
+    if (this.#last !== undefined && runId === this.#lastRunId && path === this.#lastPath) return this.#last;
+    const open = this.#open.get(`${runId}\u0000${path}`);
+    if (open !== undefined) {
+      this.#lastRunId = runId;
+      this.#lastPath = path;
+      this.#last = open;
+    }
+    return open;
   }
 
-  #begin(event: TrackedEvent, workflow: string, from: string, nodeType: string): void {
-    this.#open.set(this.#key(event), {
-      runId: event.runId,
+  #begin(runId: string, path: string, workflow: string, from: string, nodeType: string): void {
+    this.#last = undefined;
+    this.#open.set(`${runId}\u0000${path}`, {
+      runId,
       workflow,
-      path: event.path,
+      path,
       from,
       nodeType,
       startedAt: null,
@@ -151,14 +179,14 @@ export class TransitionTracker {
     for (const open of this.#open.values()) if (open.path === path.slice(0, slash) && open.from !== START_STATE) open.nodeType = nodeType;
   }
 
-  #nodeStarted(event: TrackedEvent): void {
-    const open = this.#open.get(this.#key(event));
-    if (open === undefined || event.nodeId === null) return;
-    if (open.from === START_STATE) this.#record(open, event.nodeId, event.at, 'start');
+  #nodeStarted(open: OpenRun | undefined, nodeId: string | null, time: HopTime): void {
+    if (open === undefined || nodeId === null) return;
+    const at = time.now();
+    if (open.from === START_STATE) this.#record(open, nodeId, at, 'start');
     // A human node resumed after its reply starts again as the node it was.
-    if (!(open.from === event.nodeId && open.nodeType === 'human')) open.nodeType = 'node';
-    open.from = event.nodeId;
-    open.startedAt = event.at;
+    if (!(open.from === nodeId && open.nodeType === 'human')) open.nodeType = 'node';
+    open.from = nodeId;
+    open.startedAt = at;
     open.durationMs = null;
     open.tokens = 0;
     open.costUsd = undefined;
@@ -166,8 +194,7 @@ export class TransitionTracker {
     open.endLabel = null;
   }
 
-  #model(event: TrackedEvent): void {
-    const open = this.#open.get(this.#key(event));
+  #model(open: OpenRun | undefined, event: HopEvent): void {
     if (open === undefined) return;
     if (open.nodeType === 'node') open.nodeType = 'agent';
     if (event.type !== 'model.response') return;
@@ -178,8 +205,7 @@ export class TransitionTracker {
     if (cost !== undefined) open.costUsd = (open.costUsd ?? 0) + cost;
   }
 
-  #edge(event: TrackedEvent): void {
-    const open = this.#open.get(this.#key(event));
+  #edge(open: OpenRun | undefined, event: HopEvent, time: HopTime): void {
     if (open === undefined) return;
     const kind = event.kind;
     const label = kind === 'conditional' ? String(event.routeKey ?? `group[${String(event.index)}]`) : kind === 'transition' ? `transition[${String(event.index)}]` : 'end';
@@ -187,32 +213,33 @@ export class TransitionTracker {
       open.endLabel = label;
       return;
     }
-    this.#record(open, String(event.to), event.at, label);
+    this.#record(open, String(event.to), time.now(), label);
     open.from = String(event.to);
     open.nodeType = 'node';
     open.startedAt = null;
   }
 
   /** A spent budget ends the run (its status says so) or sends it to the graph's `onBudgetExceeded` node. */
-  #budget(event: TrackedEvent): void {
-    const open = this.#open.get(this.#key(event));
+  #budget(open: OpenRun | undefined, event: HopEvent, time: HopTime): void {
     if (open === undefined) return;
     const label = `budget:${String(event.budget)}`;
     if (typeof event.handler !== 'string') {
       open.endLabel = label;
       return;
     }
-    this.#record(open, event.handler, event.at, label);
+    this.#record(open, event.handler, time.now(), label);
     open.from = event.handler;
     open.nodeType = 'node';
     open.startedAt = null;
   }
 
-  #end(key: string, at: number, status: string): void {
+  #end(runId: string, path: string, time: HopTime, status: string): void {
+    const key = `${runId}\u0000${path}`;
     const open = this.#open.get(key);
     if (open === undefined) return;
     this.#open.delete(key);
-    this.#record(open, endState(status), at, open.endLabel ?? status);
+    this.#last = undefined;
+    this.#record(open, endState(status), time.now(), open.endLabel ?? status);
   }
 
   #record(open: OpenRun, to: string, at: number, label: string): void {

@@ -3,14 +3,24 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import { CallbackError, type CallbackKind } from '../errors/CallbackError.js';
 import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
+import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { secretValues } from '../trace/redact.js';
 
 type Listener = (event: WorkflowEvent) => void;
 
+/** A recorder on the light path, with the listener it gave (see `TraceRecorder.hops`). */
+export interface HopEntry {
+  recorder: TraceRecorder;
+  hops: HopListener;
+  /** Set when it failed (it is also taken out of the list, but a delivery in progress still holds it). */
+  failed: boolean;
+}
+
 /**
  * Where a run's stamped events go: its listeners (raw events, in process), its recorders (redacted
  * events, once per event whatever their number) and its sequence counter, shared with its
- * specialists. A listener or recorder that throws or rejects is detached; the failure is kept in
+ * specialists; and where its unstamped events go: the recorders on the light path ({@link hops}).
+ * A listener or recorder that throws or rejects is detached; the failure is kept in
  * {@link callbackErrors} and reported through {@link report} (as a `callback.failed` event) to
  * the observers that remain.
  */
@@ -18,6 +28,8 @@ export class EventSink {
   seq: number;
   listeners: Listener[] = [];
   recorders: TraceRecorder[] = [];
+  /** Recorders that take the light path: handed each event unstamped (see `HopListener`). */
+  hops: HopEntry[] = [];
   /** The run's secret values: read from the environment once, when first needed (shared by the run's specialists and its durable leg). */
   secrets: readonly string[] | null = null;
   /** Every callback failure of the run (and its specialists), in order. */
@@ -38,7 +50,7 @@ export class EventSink {
 
   /** Delivers a stamped event: recorders first (redacted), then listeners (raw). */
   deliver(event: WorkflowEvent): void {
-    this.#depth += 1;
+    this.enter();
     try {
       if (this.recorders.length > 0) this.#record(event);
       for (const listener of this.listeners) {
@@ -46,10 +58,36 @@ export class EventSink {
         this.#call('onEvent', listener, () => listener(event));
       }
     } finally {
-      this.#depth -= 1;
+      this.leave();
     }
-    // Failures during a delivery are reported after it, so every observer sees events in order.
+  }
+
+  /**
+   * Opens a delivery: failures of callbacks until the matching {@link leave} are reported after it,
+   * so every observer sees the events in order (one event may go both ways, stamped and unstamped).
+   */
+  enter(): void {
+    this.#depth += 1;
+  }
+
+  /** Closes a delivery opened with {@link enter}, then reports the failures it queued. */
+  leave(): void {
+    this.#depth -= 1;
     while (this.#depth === 0 && this.#queued.length > 0 && !this.closed) this.report(this.#queued.shift()!);
+  }
+
+  /** Hands an unstamped event to the recorders on the light path (inside a delivery, see {@link enter}). */
+  hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
+    const hops = this.hops;
+    for (let i = 0; i < hops.length; i++) {
+      const entry = hops[i]!;
+      if (entry.failed) continue;
+      try {
+        entry.hops.hop(event, runId, path, time);
+      } catch (error) {
+        this.fail('recorder', entry.recorder, error);
+      }
+    }
   }
 
   /**
@@ -61,6 +99,10 @@ export class EventSink {
     this.#failed.add(callback);
     this.listeners = this.listeners.filter((l) => l !== callback);
     this.recorders = this.recorders.filter((r) => r !== callback);
+    this.hops = this.hops.filter((h) => {
+      if (h.recorder === callback) h.failed = true;
+      return !h.failed;
+    });
     const error = new CallbackError(kind, thrown, problem);
     this.callbackErrors.push(error);
     if (this.closed) return;

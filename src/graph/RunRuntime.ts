@@ -11,6 +11,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { EventSink } from './EventSink.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 import type { NodeCall } from './NodeCall.js';
+import type { NodeEmit } from './AgentNode.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';
 import type { StepRunner } from '../steps/StepRunner.js';
 
@@ -53,6 +54,8 @@ export class RunRuntime {
   nodeCall: NodeCall | null = null;
   /** What the run has spent against its budgets, live (null for a run without a budget); set when a leg starts. */
   meter: BudgetMeter | null = null;
+  /** The emitters its nodes' contexts report through while someone listens, by node id (see `stepNode`). */
+  readonly reporters = new Map<string, NodeEmit>();
   /** How the run's leaf steps execute (`RunOptions.stepRunner`); null: in this process, directly. */
   stepRunner: StepRunner | null = null;
   /** Set when the run is a fork of another (its `run.started` event names the parent and the step). */
@@ -119,19 +122,35 @@ export class RunRuntime {
     return this.#sink.runSecrets();
   }
 
-  /** True when someone listens, so callers can skip building events nobody reads. */
+  /**
+   * True when someone listens, so callers can skip building events nobody reads. A recorder on the
+   * light path (see `TraceRecorder.hops`) counts: it reads the unstamped events.
+   */
   get listening(): boolean {
+    const sink = this.#sink;
+    return sink.listeners.length > 0 || sink.recorders.length > 0 || sink.hops.length > 0;
+  }
+
+  /** True when someone takes stamped trace events (a listener or a recorder off the light path): span ids are then worth making. */
+  get tracing(): boolean {
     return this.#sink.listeners.length > 0 || this.#sink.recorders.length > 0;
   }
 
-  /** Adds a recorder: it receives every later event, redacted. */
+  /** Adds a recorder: it receives every later event, redacted, or unstamped when it has a light path (`hops`). */
   addRecorder(recorder: TraceRecorder): void {
-    if (!this.#sink.recorders.includes(recorder)) this.#sink.recorders.push(recorder);
+    const sink = this.#sink;
+    const hops = recorder.hops;
+    if (hops !== undefined && hops !== null) {
+      if (!sink.hops.some((entry) => entry.recorder === recorder)) sink.hops.push({ recorder, hops, failed: false });
+    } else if (!sink.recorders.includes(recorder)) {
+      sink.recorders.push(recorder);
+    }
   }
 
   /** Removes a recorder added with {@link addRecorder}. */
   removeRecorder(recorder: TraceRecorder): void {
     this.#sink.recorders = this.#sink.recorders.filter((r) => r !== recorder);
+    this.#sink.hops = this.#sink.hops.filter((entry) => entry.recorder !== recorder);
   }
 
   /** Adds a raw event listener that runs before the others (recorders, which get redacted events, run first). */
@@ -168,15 +187,35 @@ export class RunRuntime {
     this.emit(this.#runId, { type: 'callback.failed', callback: error.callback, error: error.toJSON() });
   }
 
-  /** Stamps the envelope on an event and delivers it. */
+  /**
+   * Stamps the envelope on an event and delivers it to the listeners and recorders; hands it
+   * unstamped to the recorders on the light path, which read the clock only if they need the time.
+   */
   emit(runId: string, event: PendingEvent): void {
     const sink = this.#sink;
-    if (sink.listeners.length === 0 && sink.recorders.length === 0) return;
+    const stamped = sink.listeners.length > 0 || sink.recorders.length > 0;
+    if (!stamped && sink.hops.length === 0) return;
     this.#runId ??= runId;
-    // Read before taking a number, so a failing clock cannot interleave its own report.
-    const at = this.clock.now();
-    sink.seq += 1;
     const trace = this.trace;
+    const time = this.#time;
+    time.begin(this.clock);
+    // Read before the delivery opens, so a failing clock's report comes before this event.
+    const at = stamped ? time.now() : 0;
+    sink.enter();
+    try {
+      if (stamped) this.#stamp(runId, event, at, trace);
+      if (sink.hops.length > 0) sink.hop(event, runId, trace.path, time);
+    } finally {
+      sink.leave();
+    }
+  }
+
+  /** The time of the event being emitted, read from the clock on first request. */
+  readonly #time = new EventTime();
+
+  #stamp(runId: string, event: PendingEvent, at: number, trace: TraceContext): void {
+    const sink = this.#sink;
+    sink.seq += 1;
     const nodeId = (event as { nodeId?: string }).nodeId ?? (event.type === 'edge.traversed' ? (event as { from: string }).from : null);
     const onNode = nodeId !== null && !event.type.startsWith('run.');
     const stamped = {
@@ -245,6 +284,26 @@ export function guardClock(clock: Clock, onFail: (thrown: unknown, problem?: str
       return fallBack(time, `clock.now() returned ${typeof time === 'number' ? String(time) : `a ${typeof time}`}`);
     },
   };
+}
+
+/** The time of one event: the clock is read once, on the first request, so the light path can skip it. */
+class EventTime {
+  #clock: Clock = systemClock;
+  #at = 0;
+  #read = false;
+
+  begin(clock: Clock): void {
+    this.#clock = clock;
+    this.#read = false;
+  }
+
+  now(): number {
+    if (!this.#read) {
+      this.#at = this.#clock.now();
+      this.#read = true;
+    }
+    return this.#at;
+  }
 }
 
 const resolved = Promise.resolve();

@@ -37,8 +37,14 @@ function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: Comp
   }
   if (choice.entry === -1) return runtime.emit(context.runId, { type: 'edge.traversed', from: node.id, to: END, kind: 'end' });
   const route = node.routes[choice.entry]!;
-  const edge = { type: 'edge.traversed' as const, from: node.id, to: route.to, kind: route.kind, index: route.index };
-  runtime.emit(context.runId, choice.routeKey === undefined ? edge : { ...edge, routeKey: choice.routeKey });
+  const { to, kind, index } = route;
+  const from = node.id;
+  runtime.emit(
+    context.runId,
+    choice.routeKey === undefined
+      ? { type: 'edge.traversed', from, to, kind, index }
+      : { type: 'edge.traversed', from, to, kind, index, routeKey: choice.routeKey },
+  );
 }
 
 /** The last node the run executed, for a budget spent between steps. */
@@ -92,10 +98,9 @@ export function machineActions(spec: GraphSpec) {
       const state = bookkeep(args, context.state, { currentNodeId: nodeId, currentRequest: context.request });
       const steps = context.steps + 1;
       const runtime = runtimeOf(args.self);
-      if (runtime.listening) {
-        runtime.nodeSpanId = newSpanId();
-        runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
-      }
+      // A span per step only for stamped events (the light path has no spans).
+      if (runtime.tracing) runtime.nodeSpanId = newSpanId();
+      if (runtime.listening) runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
       return { state, path: appendPath(context.path, nodeId), steps, inFlight: nodeId, decision: null };
     }),
 

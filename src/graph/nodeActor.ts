@@ -1,5 +1,6 @@
 import { fromPromise, type AnyActorRef } from 'xstate';
 import type { CompiledNode } from './GraphSpec.js';
+import type { NodeEmit } from './AgentNode.js';
 import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './GraphMachineContext.js';
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
@@ -29,7 +30,13 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   await runtime.barrier();
   // The run may have stopped meanwhile (cancelled, or a checkpoint failed): the node must not run.
   if (abort.aborted) throw new WorkflowCancelledError(input.runId);
-  ctx.beginStep(input.step, abort, runtime.listening ? nodeEmitter(runtime, input.runId, node.id) : null);
+  let reporter: NodeEmit | null = null;
+  if (runtime.listening) {
+    // One emitter per node of the run, made at its first step.
+    reporter = runtime.reporters.get(node.id) ?? null;
+    if (reporter === null) runtime.reporters.set(node.id, (reporter = nodeEmitter(runtime, input.runId, node.id)));
+  }
+  ctx.beginStep(input.step, abort, reporter);
   const started = runtime.clock.now();
   const meter = runtime.meter;
   const execute = () => runNode(node.node, node.id, ctx, input.request, runtime);

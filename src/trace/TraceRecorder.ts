@@ -1,4 +1,5 @@
 import type { TraceEvent } from './TraceEvent.js';
+import type { HopListener } from './HopListener.js';
 
 /**
  * Something that keeps or forwards a run's events: `MemoryRecorder`, `JsonlRecorder`,
@@ -21,4 +22,10 @@ export interface TraceRecorder {
    * event as the run made it, neither redacted nor copied, and must not change it. Default false.
    */
   readonly rawEvents?: boolean;
+  /**
+   * The light path, for a recorder that needs only a run's step transitions, such as
+   * `TransitionRecorder`: runs hand each event to this listener unstamped and build no trace event
+   * for the recorder (its `record` is then not called by runs). See {@link HopListener}.
+   */
+  readonly hops?: HopListener;
 }

@@ -1,0 +1,30 @@
+/**
+ * An engine event as a run makes it, before its envelope is stamped: its `type`, its own fields and,
+ * for a node's events, the node id. Read it; never change or keep it (the trace event, when someone
+ * else listens, is built from the same object).
+ */
+export interface HopEvent {
+  readonly type: string;
+  readonly nodeId?: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** When an event handed over on the light path happened: read it only if you need it (a clock reading is not free). */
+export interface HopTime {
+  now(): number;
+}
+
+/**
+ * The light path for a recorder that needs only a run's step transitions (`TransitionRecorder`,
+ * `JsonlTransitionRecorder`): the engine hands it each event unstamped, with the run id and the
+ * trace path beside it and the event's time on request, and builds no trace event for it (no
+ * envelope, sequence number, span ids, copy or redaction). A run whose recorders all take this
+ * path pays only for the few fields they read; a run with no recorder builds nothing at all.
+ * `time.now()` is the run's clock read for this event (once, however often it is asked; the time
+ * a stamped event of it carries, when one is built too); it is valid only during the call.
+ *
+ * `hop` must not throw; one that does detaches its recorder from the run, as `record` would.
+ */
+export interface HopListener {
+  hop(event: HopEvent, runId: string, path: string, time: HopTime): void;
+}
