@@ -223,6 +223,8 @@ export { MessageText, ReplyText, MAX_TEXT_CHARS } from './input/RunText.js';
 export { ReplyValue } from './input/ReplyValue.js';
 /** Tool rounds a run may use: a whole number from 1 to 20 (`--tool-budget`, metadata `toolBudget`). */
 export { ToolBudget, TOOL_BUDGET_RANGE } from './input/ToolBudget.js';
+/** A run's budgets as the CLI (`--max-cost`, `--max-tokens`, `--max-iterations`, `--max-duration`) and `POST /api/runs` (`budget`) take them. */
+export { RunBudgetInput } from './input/RunBudgetInput.js';
 /** A schema for a whole number in a range, as a number or plain decimal digits. */
 export { wholeNumber } from './input/wholeNumber.js';
 /** A schema for fault names checked against the names the graphs declare. */

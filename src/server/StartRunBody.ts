@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, imageMediaType } from '../input/imageMediaType.js';
 import { MessageText } from '../input/RunText.js';
+import { RunBudgetInput } from '../input/RunBudgetInput.js';
 
 /** An uploaded image: its media type and its bytes in base64 (a `data:` URL prefix is accepted). */
 export const ImageUpload = z.object({
@@ -32,11 +33,15 @@ export const ImageUpload = z.object({
 /** An uploaded image. */
 export type ImageUpload = z.infer<typeof ImageUpload>;
 
-/** `POST /api/runs`: which graph, the message, and an optional image. */
+/**
+ * `POST /api/runs`: which graph, the message, an optional image and optional budgets
+ * (`{ maxCost, maxTokens, maxIterations, maxDuration }`, the CLI's `--max-*` options).
+ */
 export const StartRunBody = z.strictObject({
   graph: z.string().min(1, 'graph must name a registered graph').optional(),
   message: MessageText,
   image: ImageUpload.optional(),
+  budget: RunBudgetInput.optional(),
 });
 /** `POST /api/runs`. */
 export type StartRunBody = z.infer<typeof StartRunBody>;

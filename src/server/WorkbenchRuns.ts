@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { BudgetOptions } from '../budget/Budget.js';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import type { RunManager } from '../graph/durable/RunManager.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
@@ -54,11 +55,12 @@ export class WorkbenchRuns {
   }
 
   /** Starts a stored run; resolves once its row exists (or, with `wait`, once the leg ended). */
-  async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean } = {}): Promise<LegStarted> {
+  async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean; budget?: BudgetOptions } = {}): Promise<LegStarted> {
     const graph = this.graph(graphName);
     const runId = randomUUID();
     const recorders = [this.hub.attach(runId)];
-    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, recorders }));
+    const budget = options.budget === undefined ? {} : { budget: options.budget };
+    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, recorders, ...budget }));
     if (options.wait) return { runId, run: await leg };
     await this.#untilStored(runId, leg);
     return { runId };

@@ -114,8 +114,8 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   });
 
   app.post('/api/runs', async (c) => {
-    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 } }');
-    const started = await runs.start(body.graph, toRunRequest(body), { wait: wantsWait(c.req.query('wait')) });
+    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? } }');
+    const started = await runs.start(body.graph, toRunRequest(body), { wait: wantsWait(c.req.query('wait')), ...(body.budget === undefined ? {} : { budget: body.budget }) });
     return legAnswer(c, started);
   });
 

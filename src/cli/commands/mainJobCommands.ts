@@ -18,6 +18,11 @@ import { faultNames } from '../../input/faultNames.js';
 import { readImageFile } from '../../input/readImageFile.js';
 import { findGraph } from './findGraph.js';
 import { toRunJson } from '../../json/RunJson.js';
+import { BUDGET_OPTION_HELP, budgetFromFlags, type BUDGET_FLAGS } from '../../input/RunBudgetInput.js';
+import type { BudgetOptions } from '../../budget/Budget.js';
+
+/** The `--max-*` budget options as commander hands them over. */
+type BudgetFlags = Partial<Record<keyof typeof BUDGET_FLAGS, string>>;
 import { errorJson } from '../../json/ErrorJson.js';
 
 /**
@@ -25,33 +30,43 @@ import { errorJson } from '../../json/ErrorJson.js';
  * starts the run the way `start`, `inspect` and the workbench do (`RunManager.start`), with the
  * printer as one more recorder, so what is stored does not depend on the command that started it.
  */
-async function runTraced(runs: RunManager, graph: string, input: string, metadata: Record<string, unknown> | undefined, print: ((line: string) => void) | null): Promise<WorkflowRun> {
+async function runTraced(
+  runs: RunManager,
+  graph: string,
+  input: string,
+  metadata: Record<string, unknown> | undefined,
+  print: ((line: string) => void) | null,
+  budget?: BudgetOptions,
+): Promise<WorkflowRun> {
   const printer = print === null ? null : new TracePrinter(print);
   const recorders: TraceRecorder[] = printer === null ? [] : [{ record: (event) => printer.print(event) }];
-  return runs.start(graph, metadata === undefined ? input : { input, metadata }, { recorders });
+  return runs.start(graph, metadata === undefined ? input : { input, metadata }, { recorders, ...(budget === undefined ? {} : { budget }) });
 }
 
 /** `run` (one message, live trace) and `scenarios` (the canned demo): the main job. */
 export function addMainJobCommands(program: Command, cli: CliContext): void {
-  program
+  const runCommand = program
     .command('run <message>')
     .description('run a message through a graph (default: the first registered, the customer-service graph) with a live trace')
     .option('--graph <name>', 'the graph to run')
     .option('--image <file>', 'attach a picture')
     .option('--fault <name>', 'inject a fault the graphs module declares (customer-service: retrieval_gap, tool_timeout, review_rework); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
-    .option('--tool-budget <n>', 'tool rounds allowed in the order loop (1 to 20)')
+    .option('--tool-budget <n>', 'tool rounds allowed in the order loop (1 to 20)');
+  for (const [flag, help] of BUDGET_OPTION_HELP) runCommand.option(flag, help);
+  runCommand
     .option('--json', 'print the run as JSON instead of the trace')
-    .action(async (text: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean }) => {
+    .action(async (text: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean } & BudgetFlags) => {
       // Every input is checked before the store is opened: a refused command stores nothing.
       const module = await cli.graphsModule();
       const message = parseInput(MessageText, text);
       const faults = parseInput(faultNames(module.faults), opts.fault, '--fault');
       const toolBudget = opts.toolBudget === undefined ? undefined : parseInput(ToolBudget, opts.toolBudget, '--tool-budget');
+      const budget = budgetFromFlags(opts);
       const image = opts.image === undefined ? undefined : (await readImageFile(opts.image)).path;
       const graph = findGraph(module.graphs, opts.graph).name;
       const metadata = runMetadata({ ...(image ? { image } : {}), faults, ...(toolBudget !== undefined ? { toolBudget } : {}) });
       const runs = await cli.runs();
-      const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out);
+      const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out, budget);
       cli.setExitCode(exitCodeFor(run.status));
       if (opts.json) return cli.out(JSON.stringify(toRunJson(run)));
       cli.out('');

@@ -17,6 +17,7 @@ import { ReplyValue } from '../../input/ReplyValue.js';
 import { wholeNumber } from '../../input/wholeNumber.js';
 import { findGraph } from './findGraph.js';
 import { checkpointingStepRunner } from '../../steps/checkpointingStepRunner.js';
+import { BUDGET_OPTION_HELP, budgetFromFlags, type BUDGET_FLAGS } from '../../input/RunBudgetInput.js';
 
 /** The runs as `GET /api/runs` lists them: each with the input its first event recorded. */
 async function summaries(runs: RunManager, records: RunRecord[]) {
@@ -50,23 +51,25 @@ async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next
 
 /** `start`, `runs`, `show`, `resume`, `recover`, `cancel`: the stored-run commands. */
 export function addRunCommands(program: Command, cli: CliContext): void {
-  program
+  const start = program
     .command('start <graph> <input>')
     .description('start a stored run of a graph (see --graphs) with a text input; with SWITCHBOARD_REDIS_URL it is queued for a worker and its id printed at once')
-    .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones')
-    .option('--json', 'print JSON')
-    .action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean }) => {
-      const message = parseInput(MessageText, text);
-      const name = findGraph(await cli.graphs(), graph).name;
-      const queue = await cli.queue();
-      if (queue !== null) {
-        if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');
-        return printQueued(cli, queue, await queue.start(name, message), 'a worker runs it', opts.json === true);
-      }
-      const runs = await cli.runs();
-      const options = opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {};
-      printRun(cli, await runs.start(name, message, options), opts.json === true);
-    });
+    .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones');
+  for (const [flag, help] of BUDGET_OPTION_HELP) start.option(flag, help);
+  start.option('--json', 'print JSON').action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean } & Partial<Record<keyof typeof BUDGET_FLAGS, string>>) => {
+    const message = parseInput(MessageText, text);
+    const budget = budgetFromFlags(opts);
+    const withBudget = budget === undefined ? {} : { budget };
+    const name = findGraph(await cli.graphs(), graph).name;
+    const queue = await cli.queue();
+    if (queue !== null) {
+      if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');
+      return printQueued(cli, queue, await queue.start(name, message, withBudget), 'a worker runs it', opts.json === true);
+    }
+    const runs = await cli.runs();
+    const options = { ...(opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {}), ...withBudget };
+    printRun(cli, await runs.start(name, message, options), opts.json === true);
+  });
 
   program
     .command('runs')
