@@ -168,13 +168,13 @@ export class MessageUnderstanding {
       SpellingVocabulary.fromCounts(data.vocabulary), { ...DEFAULT_SETTINGS, ...data.settings });
   }
 
-  #scores(text: string, spans: Parameters<typeof tokensOf>[1]): Record<Route, number> {
-    return this.#model.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t))));
-  }
-
-  /** The probability that a text asks for a person (a dispute, a complaint, an explicit request). */
-  #personOf(text: string, spans: Parameters<typeof tokensOf>[1]): number {
-    return this.#person.predict(featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t)))).person;
+  /**
+   * The probability of each route for a text, and that it asks for a person (a dispute, a
+   * complaint, an explicit request), from one reading of its words (spelling correction is the costly part).
+   */
+  #read(text: string, spans: Parameters<typeof tokensOf>[1]): { scores: Record<Route, number>; person: number } {
+    const features = featuresOf(tokensOf(text, spans).map((t) => this.#spelling.correct(t)));
+    return { scores: this.#model.predict(features), person: this.#person.predict(features).person };
   }
 
   /**
@@ -183,20 +183,19 @@ export class MessageUnderstanding {
    */
   understand(text: string, options: { now?: number } = {}): Understanding {
     const { entities, spans } = extractEntities(text, { now: options.now ?? Date.now() });
-    const scores = this.#scores(text, spans);
+    const { scores, person } = this.#read(text, spans);
     const top = argmax(scores, ROUTES);
     if (spans.length === 0 && !tokensOf(text).some((t) => this.#spelling.has(this.#spelling.correct(t)))) {
       // Not one word the model has seen: whatever the scores say, there is no evidence behind them.
       return { route: top, confidence: Math.min(scores[top], 0.2), entities, tasks: [], scores, reason: 'the message has no word the desk knows' };
     }
-    const person = this.#personOf(text, spans);
     if (top === 'human' || person >= this.#settings.personThreshold) {
-      const found = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, scores) : [];
+      const found = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, { scores, person }) : [];
       return this.#besidePerson(found, { route: 'human', confidence: Math.max(scores.human, person), entities, tasks: [], scores });
     }
     if (top === 'general') {
       // Small talk around a request ("Thanks for the help! Anyway, what's the warranty?") is the request.
-      const asked = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, scores).filter((t) => t.confidence >= this.#settings.courtesyThreshold) : [];
+      const asked = splitClauses(text, spans).length >= 2 ? this.#tasks(text, spans, entities, { scores, person }).filter((t) => t.confidence >= this.#settings.courtesyThreshold) : [];
       if (asked.some((t) => t.kind === 'human')) return this.#besidePerson(asked, { route: 'human', confidence: scores.human, entities, tasks: [], scores });
       if (asked.length === 0) return { route: 'general', confidence: scores.general, entities, tasks: [], scores };
       if (asked.length >= 2) return { route: 'multi', confidence: Math.min(...asked.map((t) => t.confidence)), entities, tasks: asked.map(({ kind, input }) => ({ kind, input })), scores };
@@ -204,7 +203,7 @@ export class MessageUnderstanding {
     }
     // A message read as one kind is composite only when its other requests are clear on their own
     // (a clause of context beside an order question, "I changed my mind", is not a policy question).
-    const tasks = this.#tasks(text, spans, entities, scores).filter(
+    const tasks = this.#tasks(text, spans, entities, { scores, person }).filter(
       (t) => top === 'multi' || t.kind === top || t.confidence >= (t.asks ? this.#settings.questionThreshold : this.#settings.secondThreshold),
     );
     if (tasks.some((t) => t.kind === 'human')) return this.#besidePerson(tasks, { route: 'human', confidence: scores.human, entities, tasks: [], scores });
@@ -241,19 +240,19 @@ export class MessageUnderstanding {
     text: string,
     spans: ReturnType<typeof extractEntities>['spans'],
     entities: MessageEntities,
-    messageScores: Record<Route, number>,
+    message: { scores: Record<Route, number>; person: number },
   ): PlacedTask[] {
     const grouped = new Map<TaskKind, { clauses: Clause[]; confidence: number }>();
     const clauses = splitClauses(text, spans);
     const unplaced: Clause[] = [];
     for (const clause of clauses) {
       // A clause is one request: the weight on "several intents" is spread over the single routes.
-      const all = clauses.length === 1 ? messageScores : this.#scores(clause.text, clause.spans);
+      const read = clauses.length === 1 ? message : this.#read(clause.text, clause.spans);
+      const all = read.scores;
       const rest = 1 - all.multi || 1;
       const scores = Object.fromEntries(ROUTES.map((r) => [r, r === 'multi' ? 0 : all[r] / rest])) as Record<Route, number>;
-      const person = clauses.length === 1 ? this.#personOf(text, spans) : this.#personOf(clause.text, clause.spans);
-      const kind: TaskKind = person >= this.#settings.personThreshold ? 'human' : argmax(scores, KINDS);
-      if (kind === 'human') scores.human = person;
+      const kind: TaskKind = read.person >= this.#settings.personThreshold ? 'human' : argmax(scores, KINDS);
+      if (kind === 'human') scores.human = read.person;
       else if (argmax(scores, ROUTES) !== kind || scores[kind] < this.#settings.clauseThreshold) {
         unplaced.push(clause);
         continue;
