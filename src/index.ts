@@ -71,7 +71,7 @@ export { TransitionTracker, priceTableCost, type TrackedEvent, type CostOf, type
 /** A recorder that hands each step transition of a run (and its specialists) to you, or keeps it. */
 export { TransitionRecorder, type TransitionRecorderOptions } from './analytics/TransitionRecorder.js';
 /** A recorder that appends each step transition of a run to a JSON Lines file. */
-export { JsonlTransitionRecorder } from './analytics/JsonlTransitionRecorder.js';
+export { JsonlTransitionRecorder, type JsonlTransitionRecorderOptions } from './analytics/JsonlTransitionRecorder.js';
 /** Reads the records a JsonlTransitionRecorder wrote. */
 export { readTransitionsFile } from './analytics/readTransitionsFile.js';
 /** The step transitions of stored runs, read from their event logs. */

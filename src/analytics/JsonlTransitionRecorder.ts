@@ -3,13 +3,24 @@ import { dirname, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
-import type { TransitionRecord } from './TransitionRecord.js';
+import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
+
+/** Options for a {@link JsonlTransitionRecorder}: pricing (see `TransitionRecorder`) and how writes are grouped. */
+export interface JsonlTransitionRecorderOptions extends CostOptions {
+  /** Lines written in one append at most (default 256); 1 writes each transition as it happens. */
+  batch?: number;
+  /** Milliseconds a line may wait for its batch before it is written anyway (default 1000). */
+  flushMs?: number;
+}
 
 /**
  * Appends each step transition of a run (see `TransitionRecorder`) to a file as one line of JSON.
- * Writes are synchronous appends, so the file is complete up to the last transition if the process
- * dies, and many runs (or a resumed one) can append to the same file; read it back with
+ * Lines are written in groups: one synchronous append when `batch` lines are waiting, when a run
+ * (or a specialist run) ends or starts to wait (its last transition is the one to `__end__:`), at
+ * the latest `flushMs` after a line was made, and on {@link flush}. So the file holds every ended
+ * run complete, and a process that dies loses at most the lines of the runs still going made in
+ * the last `flushMs`. Many runs (or a resumed one) can append to the same file; read it back with
  * `readTransitionsFile`. An I/O error stops the recorder (the run goes on) and is kept in {@link error}.
  *
  * @example
@@ -25,10 +36,17 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   error: Error | null = null;
   #ready = false;
   readonly #tracker: TransitionTracker;
+  readonly #batch: number;
+  readonly #flushMs: number;
+  #lines = '';
+  #waiting = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(file: string, options: CostOptions = {}) {
+  constructor(file: string, options: JsonlTransitionRecorderOptions = {}) {
     this.file = resolve(file);
-    this.#tracker = new TransitionTracker((record) => this.#write(record), options);
+    this.#batch = Math.max(1, Math.floor(options.batch ?? 256));
+    this.#flushMs = Math.max(0, options.flushMs ?? 1000);
+    this.#tracker = new TransitionTracker((record) => this.#add(record), options);
   }
 
   record(event: TraceEvent): void {
@@ -39,15 +57,36 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     if (this.error === null) this.#tracker.hop(event, runId, path, time);
   }
 
-  #write(record: TransitionRecord): void {
+  /** Writes the lines still waiting for their batch now. */
+  flush(): void {
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#waiting === 0) return;
+    const lines = this.#lines;
+    this.#lines = '';
+    this.#waiting = 0;
+    if (this.error !== null) return;
     try {
       if (!this.#ready) {
         mkdirSync(dirname(this.file), { recursive: true });
         this.#ready = true;
       }
-      appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+      appendFileSync(this.file, lines);
     } catch (error) {
       this.error = error as Error;
+    }
+  }
+
+  #add(record: TransitionRecord): void {
+    this.#lines += `${JSON.stringify(record)}\n`;
+    this.#waiting += 1;
+    if (this.#waiting >= this.#batch || record.to.startsWith(END_PREFIX)) return this.flush();
+    if (this.#timer === null) {
+      // Unreferenced: a line waiting for its batch does not keep the process alive.
+      this.#timer = setTimeout(() => this.flush(), this.#flushMs);
+      this.#timer.unref?.();
     }
   }
 }

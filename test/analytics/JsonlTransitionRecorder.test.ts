@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JsonlTransitionRecorder, StateGraph, TransitionRecorder, readTransitionsFile, type WorkflowContext } from '../../src/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
+  dirs.push(dir);
+  return join(dir, 't.jsonl');
+};
+const lineCount = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0);
+
+/** A loop of `steps` steps whose node notes how many lines the file held when it ran. */
+function loop(steps: number, file: string, seen: number[], pause = 0) {
+  const body = async (ctx: WorkflowContext) => {
+    seen.push(lineCount(file));
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    ctx.put('n', (ctx.get<number>('n') ?? 0) + 1);
+    return null;
+  };
+  return new StateGraph({ name: 'batched', maxSteps: steps + 1 })
+    .addNode('a', body)
+    .start('a')
+    .addConditionalEdges('a', (ctx) => ((ctx.get<number>('n') ?? 0) >= steps ? '__end__' : 'a'));
+}
+
+describe('JsonlTransitionRecorder writes in batches', () => {
+  it('writes a batch when it is full and the rest when the run ends, equal to the records kept in memory', async () => {
+    const file = tempFile();
+    const seen: number[] = [];
+    const memory = new TransitionRecorder();
+    const run = await loop(7, file, seen).run('go', { recorders: [new JsonlTransitionRecorder(file, { batch: 3 }), memory] });
+    expect(run.status).toBe('completed');
+    // When step k runs, the run has made k transitions (the start and k-1 edges): written in threes.
+    expect(seen).toEqual([0, 0, 3, 3, 3, 6, 6]);
+    expect(readTransitionsFile(file)).toEqual(memory.records);
+    expect(memory.records).toHaveLength(8);
+  });
+
+  it('holds lines while a run goes on, writes them after flushMs, and on flush()', async () => {
+    const file = tempFile();
+    const quick: number[] = [];
+    await loop(4, file, quick).run('go', { recorders: [new JsonlTransitionRecorder(file)] });
+    // The default batch is larger than the run: nothing is written before it ends.
+    expect(quick).toEqual([0, 0, 0, 0]);
+    expect(lineCount(file)).toBe(5);
+
+    const slowFile = tempFile();
+    const slow: number[] = [];
+    await loop(3, slowFile, slow, 40).run('go', { recorders: [new JsonlTransitionRecorder(slowFile, { flushMs: 5 })] });
+    expect(slow[0]).toBe(0);
+    // Each line waited at most flushMs: when the next step runs, all but its own start hop are in the file.
+    expect(slow.slice(1)).toEqual([1, 2]);
+
+    const manual = new JsonlTransitionRecorder(tempFile(), { flushMs: 60_000 });
+    manual.hop({ type: 'run.started', graph: 'g' }, 'r', 'root', { now: () => 1 });
+    manual.hop({ type: 'node.started', nodeId: 'a' }, 'r', 'root', { now: () => 2 });
+    expect(lineCount(manual.file)).toBe(0);
+    manual.flush();
+    expect(readTransitionsFile(manual.file).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>a']);
+  });
+
+  it('keeps a write error and stops, the run going on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
+    dirs.push(dir);
+    // The file's directory is a regular file: the first write fails.
+    const blocked = join(dir, 'blocked');
+    writeFileSync(blocked, 'x');
+    const recorder = new JsonlTransitionRecorder(join(blocked, 't.jsonl'));
+    const run = await loop(2, join(blocked, 't.jsonl'), []).run('go', { recorders: [recorder] });
+    expect(run.status).toBe('completed');
+    expect(recorder.error).toBeInstanceOf(Error);
+  });
+});
