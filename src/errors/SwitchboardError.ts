@@ -49,6 +49,8 @@ export const SWITCHBOARD_ERROR_CODES = [
   // Time travel: a step a stored run does not have; a fork the run's history cannot make.
   'step_out_of_range',
   'fork_unsupported',
+  // Breakpoints: one names no node of the graph, or the run has no store to pause in.
+  'invalid_breakpoint',
   'invalid_input',
   'invalid_tasks',
   // Transition analytics: a record that is not a TransitionRecord, a chain that never ends.

@@ -5,6 +5,7 @@ import type { RunStatus } from './WorkflowRun.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import type { TraceContext } from '../trace/TraceContext.js';
 import type { BudgetExceeded, BudgetOptions, BudgetState } from '../budget/Budget.js';
+import type { Breakpoints } from './Breakpoints.js';
 
 /**
  * The routing decision for one step, as the guards read it: `entry` indexes the node's routes
@@ -60,6 +61,8 @@ export interface GraphMachineContext {
   error: SerializedError | null;
   /** The run's budgets and what it spent (null for a run without a budget). */
   budget: BudgetState | null;
+  /** Where the run pauses (`RunOptions.breakpoints`); absent without breakpoints. */
+  breakpoints?: Required<Breakpoints>;
 }
 
 /** Where and why a run waits for a human. */
@@ -70,6 +73,8 @@ export interface WaitingInfo {
   since: number;
   /** Set when a coordinator's run waits because one of its specialists waits: which one, and where. */
   specialist?: WaitingSpecialist;
+  /** Set when the run paused at a breakpoint (it goes on when resumed without a reply). */
+  breakpoint?: 'before' | 'after';
 }
 
 /** The specialist a coordinator's run waits for. */
@@ -95,6 +100,8 @@ export interface GraphMachineInput {
   trace?: TraceContext;
   /** The run's budgets (see `RunOptions.budget`). */
   budget?: BudgetOptions;
+  /** Where the run pauses (checked; see `RunOptions.breakpoints`). */
+  breakpoints?: Required<Breakpoints>;
 }
 
 /** What the machine resolves to when it reaches a final state (JSON; `state` is a plain object). */

@@ -5,6 +5,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { DurableOptions } from './durable/DurableOptions.js';
 import type { BudgetOptions } from '../budget/Budget.js';
 import type { StepRunner } from '../steps/StepRunner.js';
+import type { Breakpoints } from './Breakpoints.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { catchThenable } from './catchThenable.js';
 import { describeValue } from './describeValue.js';
@@ -55,6 +56,12 @@ export interface RunOptions extends DurableOptions {
    * reuses the steps that completed).
    */
   stepRunner?: StepRunner;
+  /**
+   * Pause a stored run before or after named nodes: it waits (`waiting`, the reason naming the
+   * breakpoint) and goes on when resumed without a reply. A name that is not a node of the graph,
+   * or breakpoints on a run without a store, fail at the start (`invalid_breakpoint`).
+   */
+  breakpoints?: Breakpoints;
 }
 
 /** What XState's `createActor` accepts as `inspect`: an observer or a function of inspection events. */

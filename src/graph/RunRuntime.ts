@@ -14,6 +14,7 @@ import type { NodeCall } from './NodeCall.js';
 import type { NodeEmit } from './AgentNode.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';
 import type { StepRunner } from '../steps/StepRunner.js';
+import type { WaitingInfo } from './GraphMachineContext.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -58,6 +59,13 @@ export class RunRuntime {
   readonly reporters = new Map<string, NodeEmit>();
   /** How the run's leaf steps execute (`RunOptions.stepRunner`); null: in this process, directly. */
   stepRunner: StepRunner | null = null;
+  /**
+   * Pauses the leg at a breakpoint (set by a stored run's leg): the node about to run does not,
+   * and the run waits with `waiting`. Null where nothing can pause the run.
+   */
+  pause: ((waiting: WaitingInfo) => void) | null = null;
+  /** The step a resumed leg continues at a breakpoint: it does not pause there again. */
+  releasedStep: number | null = null;
   /** Set when the run is a fork of another (its `run.started` event names the parent and the step). */
   forkOf: ForkLink | null = null;
 

@@ -112,8 +112,8 @@ export interface RunWaitingEvent extends EventEnvelope {
 export interface RunResumedEvent extends EventEnvelope {
   type: 'run.resumed';
   graph: string;
-  /** `reply` for a human reply, `recover` after a crash. */
-  cause: 'reply' | 'recover';
+  /** `reply` for a human reply, `recover` after a crash, `breakpoint` to go on from a breakpoint. */
+  cause: 'reply' | 'recover' | 'breakpoint';
   /** The node the run continues at (the human node, or the node that was in flight). */
   atNodeId: string | null;
 }

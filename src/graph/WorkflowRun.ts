@@ -50,7 +50,7 @@ export interface WorkflowRun {
    * coordinator node and `specialist`: which one, where and at which node) and the reason. Resume it with `resumeRun`: with
    * the run's store, or without one for a run started without a store (held in this process).
    */
-  waiting?: { nodeId: string; reason: string; specialist?: WaitingSpecialist };
+  waiting?: { nodeId: string; reason: string; specialist?: WaitingSpecialist; breakpoint?: 'before' | 'after' };
   /**
    * Set when a budget was spent: which one, its limit and what was spent. The status is then
    * `budget-exceeded` (`result` and `outputText` are the last completed node's), unless the graph

@@ -137,6 +137,7 @@ function createContext(spec: GraphSpec, given: GraphMachineInput): GraphMachineC
     decision: null,
     error: null,
     budget: initialBudget(input.budget, `graph "${spec.name}" input budget`),
+    ...(input.breakpoints === undefined ? {} : { breakpoints: input.breakpoints }),
   };
 }
 

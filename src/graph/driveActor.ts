@@ -1,6 +1,6 @@
 import type { Actor } from 'xstate';
 import type { GraphMachine } from './compileMachine.js';
-import type { GraphMachineContext, GraphMachineOutput } from './GraphMachineContext.js';
+import type { GraphMachineContext, GraphMachineOutput, WaitingInfo } from './GraphMachineContext.js';
 import { readPath } from './PathLog.js';
 import type { MachineIo } from './GraphSpec.js';
 import { findSpec } from './machineSpecs.js';
@@ -22,6 +22,8 @@ export interface DriveOptions {
   ignoreRestoredWait?: boolean;
   /** Called when the run waits, before the actor stops (take its persisted snapshot here). */
   onWaiting?: (actor: Actor<GraphMachine>) => void;
+  /** Receives the function that pauses the run at a breakpoint: it settles as waiting there and the actor stops. */
+  pauseHandle?: (pause: (waiting: WaitingInfo) => void) => void;
 }
 
 /**
@@ -68,7 +70,16 @@ class ActorDriver {
     this.#restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
   }
 
+  /** Settles the run as waiting at a breakpoint (the node about to run stays in flight) and stops the actor. */
+  pause(waiting: WaitingInfo): void {
+    if (!this.#settle()) return;
+    const context = { ...this.#actor.getSnapshot().context, status: 'waiting' as const, waiting };
+    this.#actor.stop();
+    this.#resolve(waitingOutput(context, findSpec(this.#actor.logic)?.io));
+  }
+
   start(): void {
+    this.#options.pauseHandle?.((waiting) => this.pause(waiting));
     const signal = this.#options.signal;
     this.#subscription = this.#actor.subscribe(this);
     signal?.addEventListener('abort', this, { once: true });

@@ -14,6 +14,7 @@ import type { WorkflowRun } from './WorkflowRun.js';
 import { SwitchboardError, type SerializedError, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { exceededError } from '../budget/Budget.js';
+import { checkBreakpoints, type Breakpoints } from './Breakpoints.js';
 
 /** Rebuilds an error object from its JSON form when the original is not at hand. */
 function reviveError(error: SerializedError): SwitchboardError {
@@ -21,13 +22,14 @@ function reviveError(error: SerializedError): SwitchboardError {
 }
 
 /** The machine input for a new run. */
-export function machineInput(request: AgentRequest, runId: string, options: RunOptions) {
+export function machineInput(request: AgentRequest, runId: string, options: RunOptions, breakpoints: Required<Breakpoints> | null = null) {
   return {
     request,
     runId,
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     state: options.state ?? {},
     ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(breakpoints === null ? {} : { breakpoints }),
   };
 }
 
@@ -49,6 +51,7 @@ export async function executeRun(
   listener?: (event: WorkflowEvent) => void,
 ): Promise<WorkflowRun> {
   checkRunOptions(options);
+  checkBreakpoints(options.breakpoints, specOf(machine), false);
   const request = toRequest(input);
   const runId = options.runId ?? randomUUID();
   const { session, clock, onEvent, recorders } = options;
@@ -91,8 +94,9 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
   }
   if (output.waiting !== null) {
-    const { nodeId, reason, specialist } = output.waiting;
+    const { nodeId, reason, specialist, breakpoint } = output.waiting;
     run.waiting = specialist === undefined ? { nodeId, reason } : { nodeId, reason, specialist };
+    if (breakpoint !== undefined) run.waiting.breakpoint = breakpoint;
   }
   if (output.budget !== null) {
     const { tokens, costUsd, elapsedMs, models, exceeded } = output.budget;

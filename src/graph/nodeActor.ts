@@ -9,6 +9,7 @@ import { runtimeOf } from './RunRuntime.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { StepCall } from '../steps/StepRunner.js';
+import { pauseReason } from './Breakpoints.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 
 /** Where a node execution gets its abort signal: read only when the node asks for it. */
@@ -30,6 +31,15 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   await runtime.barrier();
   // The run may have stopped meanwhile (cancelled, or a checkpoint failed): the node must not run.
   if (abort.aborted) throw new WorkflowCancelledError(input.runId);
+  if (runtime.pause !== null && runtime.releasedStep !== input.step) {
+    const context = (machine.getSnapshot() as { context: GraphMachineContext }).context;
+    const hit = pauseReason(context.breakpoints, node.id, ctx.state.get('lastNodeId'));
+    if (hit !== null) {
+      // The leg stops here with this node in flight; a resume runs it (the leg's actor is stopped, so this never settles).
+      runtime.pause({ nodeId: node.id, reason: hit.reason, since: runtime.clock.now(), breakpoint: hit.side });
+      throw new WorkflowCancelledError(input.runId);
+    }
+  }
   let reporter: NodeEmit | null = null;
   if (runtime.listening) {
     // One emitter per node of the run, made at its first step.

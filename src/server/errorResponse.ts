@@ -12,6 +12,7 @@ const RUN_STATE_STATUS: Record<string, number> = {
   snapshot_version: 409,
   invalid_reply: 400,
   step_out_of_range: 400,
+  invalid_breakpoint: 400,
   fork_unsupported: 409,
   state_invalid: 400,
   state_undeclared: 400,

@@ -3,6 +3,7 @@ import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from
 import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
+import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
@@ -152,6 +153,22 @@ export class Checkpointer implements TraceRecorder {
       if (over) encodeStored(takeSnapshot(actor, this.#options.secrets, next), 'snapshot', this.#limit);
     }
     this.#snapshot(actor, next, status);
+  }
+
+  /**
+   * Writes a run paused at a breakpoint: `persisted` (taken with the node about to run in flight,
+   * so a resume runs it) with its `waiting`, the run `waiting` and released; the step records not
+   * yet written are part of it.
+   */
+  pause(actor: Actor<GraphMachine>, persisted: Record<string, unknown>, waiting: NonNullable<GraphMachineContext['waiting']>): void {
+    const secrets = this.#options.secrets;
+    const context = persisted['context'] as GraphMachineContext;
+    const stored = takeSnapshot(actor, secrets, { ...persisted, context: { ...context, waiting } });
+    this.#status = 'waiting';
+    this.#steps = [];
+    this.#logSteps = 0;
+    this.#logBytes = 0;
+    this.#enqueueSnapshot({ status: 'waiting', snapshot: stored, waitReason: scrubString(waiting.reason, secrets), owner: null, leaseExpiresAt: null });
   }
 
   /** Writes the remaining step records and events (run.completed) and stops renewing the lease. */

@@ -52,8 +52,8 @@ export class RunManager {
     return this.graph(graph).run(input, { ...this.#options, ...options, store: this.store });
   }
 
-  /** Resumes a waiting run with a human reply. */
-  async resume(runId: string, event: { reply: unknown }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
+  /** Resumes a waiting run with a human reply (a run paused at a breakpoint goes on without one). */
+  async resume(runId: string, event?: { reply: unknown }, options: Omit<ResumeOptions, 'store'> = {}): Promise<WorkflowRun> {
     const graph = await this.#graphOf(runId);
     const run = await resumeRun(graph, runId, event, { ...this.#options, ...options, store: this.store });
     if (run.status === 'waiting') graph.watchWait?.(runId, { ...this.#options, store: this.store });

@@ -3,13 +3,14 @@ import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
 import { SwitchboardError, serializeError } from '../../errors/SwitchboardError.js';
 import type { GraphMachine } from '../compileMachine.js';
 import { driveActor } from '../driveActor.js';
-import type { GraphMachineEvent } from '../GraphMachineContext.js';
+import type { GraphMachineEvent, WaitingInfo } from '../GraphMachineContext.js';
 import { finishRun } from '../executeRun.js';
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
+import { persistedSnapshot } from './persistedSnapshot.js';
 
 const active = new Map<string, AbortController>();
 
@@ -76,8 +77,24 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
   runtime.addRecorder(checkpointer);
   if (options.resumed !== undefined) runtime.emit(record.runId, options.resumed);
   const restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;
+  let pauseDriver: ((waiting: WaitingInfo) => void) | null = null;
+  runtime.pause = (waiting) => {
+    runtime.pause = null;
+    // Taken before the actor stops: the node about to run is in flight in it, so a resume runs it.
+    const persisted = persistedSnapshot(actor);
+    runtime.emit(record.runId, { type: 'run.waiting', nodeId: waiting.nodeId, step: actor.getSnapshot().context.steps, reason: waiting.reason });
+    try {
+      checkpointer.pause(actor, persisted, waiting);
+    } catch (error) {
+      writeError = error as SwitchboardError;
+      local.abort();
+      return;
+    }
+    pauseDriver?.(waiting);
+  };
   try {
     const done = driveActor(actor, {
+      pauseHandle: (pause) => (pauseDriver = pause),
       signal: local.signal,
       ignoreRestoredWait: options.ignoreRestoredWait,
       onSnapshot: (a) => {
@@ -117,6 +134,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     }
     return run;
   } finally {
+    runtime.pause = null;
     active.delete(record.runId);
     options.signal?.removeEventListener('abort', onAbort);
   }

@@ -111,14 +111,16 @@ export async function resumeRun(
     );
   }
   const record = await loadRun(store, machine, runId);
-  const reply = event === undefined ? undefined : toReplyEvent(runId, event, machine, record);
+  // A run paused at a breakpoint goes on as it is: a reply, if any, is not for anyone.
+  const breakpoint = record.status === 'waiting' && (record.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.breakpoint !== undefined;
+  const reply = event === undefined || breakpoint ? undefined : toReplyEvent(runId, event, machine, record);
   if (FINISHED_STATUSES.has(record.status)) {
     throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
   }
   if (reply !== undefined && record.status !== 'waiting') {
     throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
   }
-  if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued') {
+  if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued' && !breakpoint) {
     const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
     throw new RunStateError(`run ${runId} is ${record.status}; only interrupted (or queued) runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
   }
@@ -152,14 +154,19 @@ export async function resumeRun(
     seq: lastSeq,
   });
   runtime.stepRunner = options.stepRunner ?? null;
-  const snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
+  let snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
+  if (breakpoint) {
+    // The node about to run when the run paused is in flight in the snapshot: restored, it runs, without pausing again.
+    runtime.releasedStep = snapshot.context.steps;
+    snapshot = { ...snapshot, context: { ...snapshot.context, waiting: null } };
+  }
   runtime.trace = snapshot.context.trace;
   const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;
   // The node the run continues at reports under a new span of this leg (its first span ended with the last leg).
   if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspect }));
-  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
+  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: breakpoint ? ('breakpoint' as const) : reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
   if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
     ...(firstLeg ? {} : { resumed }),

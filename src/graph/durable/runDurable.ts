@@ -20,6 +20,7 @@ import { assertJson } from '../assertJson.js';
 import { takeSnapshot } from './takeSnapshot.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { FORK_OF } from '../../history/forkLink.js';
+import { checkBreakpoints } from '../Breakpoints.js';
 import type { ForkLink } from '../WorkflowEvent.js';
 
 let processOwner: string | null = null;
@@ -57,6 +58,7 @@ export async function runDurable(
   const request = toRequest(input);
   if (options.state !== undefined) assertJson(options.state, 'RunOptions.state');
   const spec = specOf(machine);
+  const breakpoints = checkBreakpoints(options.breakpoints, spec, true);
   const runId = options.runId ?? randomUUID();
   const clock = options.clock ?? systemClock;
   const owner = options.owner ?? defaultOwner();
@@ -85,7 +87,7 @@ export async function runDurable(
   // run keeps the invoking machine, so the inspector shows each node's actor.
   runtime.direct = options.inspect === undefined && !isGraphModel(machine);
   const logic = runtime.direct ? directMachine(spec) : machine;
-  const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options), ...inspect }));
+  const actor = createWithRuntime(runtime, () => createActor(logic, { input: machineInput(request, runId, options, breakpoints), ...inspect }));
   const persisted = persistedSnapshot(actor);
   const secrets = runtime.secrets;
   const snapshot = takeSnapshot(actor, secrets, persisted);
