@@ -263,9 +263,17 @@ export class MemoryRunStore implements RunStore {
     for (const log of unsorted) log.sort((a, b) => a.seq - b.seq);
   }
 
-  /** Keeps at most `maxFinishedRuns` finished runs: the oldest to finish goes first. */
+  /**
+   * Keeps at most `maxFinishedRuns` finished runs: the oldest to finish goes first. A failed run an
+   * operator retries (`retryRun`: failed → running) is not finished any more, so it cannot be dropped
+   * while it runs; when it ends again it is the newest to finish.
+   */
   #noteFinished(runId: string, status: RunRecord['status']): void {
-    if (!FINISHED_STATUSES.has(status) || this.#finished.has(runId)) return;
+    if (!FINISHED_STATUSES.has(status)) {
+      this.#finished.delete(runId);
+      return;
+    }
+    if (this.#finished.has(runId)) return;
     this.#finished.add(runId);
     while (this.#finished.size > this.#maxFinished) {
       const oldest = this.#finished.values().next().value as string;

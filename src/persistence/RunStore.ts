@@ -11,7 +11,12 @@ export const StoredRunStatus = z.enum(['queued', 'running', 'waiting', 'complete
 /** Every status a stored run can have. */
 export type StoredRunStatus = z.infer<typeof StoredRunStatus>;
 
-/** Statuses after which a run never changes again. */
+/**
+ * Finished statuses: the engine never moves a run out of one by itself (resume, recover, cancel and
+ * a second leg refuse it). The one exception is an operator's `retryRun`, which moves a `failed`
+ * run back to `running` in the same row (compare-and-set on its version); a store must treat that
+ * row as unfinished again until it ends once more (as `MemoryRunStore`'s `maxFinishedRuns` does).
+ */
 export const FINISHED_STATUSES: ReadonlySet<StoredRunStatus> = new Set(['completed', 'max-steps', 'failed', 'cancelled', 'aborted', 'budget-exceeded']);
 
 /** The version of the stored snapshot format; a run stored with another version is not resumed. */

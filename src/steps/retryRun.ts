@@ -19,8 +19,17 @@ export interface RetryOutcome {
  * An operator's retry of a stored run that failed (after a transient outage, say): its FAILED step
  * records are reset, then the run starts again from its beginning under the same id, in the same
  * row, with `checkpointingStepRunner(store)` (or `options.stepRunner`), so the steps that completed
- * are reused and only the reset ones (and those after them) execute. The run must have been run
+ * are reused and only the reset ones (and those after them) execute. It starts from what the run
+ * first started with: the input and the initial shared state (a typed workflow's initial context)
+ * of its stored `run.started` event, unless `options.state` is given. The run must have been run
  * with a checkpointing step runner for anything to be reused. `switchboard retry <runId>`.
+ *
+ * `failed` is a finished status (`FINISHED_STATUSES`): nothing else moves a failed run — not
+ * resume, recover or cancel. This retry is the one deliberate exception, an operator's act: it
+ * moves the row from `failed` back to `running` by compare-and-set on its version (a concurrent
+ * writer gets `run_conflict`), its events numbered on after the failed leg's, and the run ends
+ * with a status of its own again. Only a `failed` run can be retried; every other finished status
+ * stays final.
  */
 export async function retryRun(graph: RunnableGraph, runId: string, options: Omit<RunOptions, 'store' | 'runId'> & { store: RunStore }): Promise<RetryOutcome> {
   const { store } = options;
@@ -30,11 +39,14 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
     throw new RunStateError(`run ${runId} is ${record.status}; only a failed run can be retried (resume a waiting run, recover an interrupted one)`, { code: 'run_finished', runId });
   }
   const first = (await store.listEvents(runId, { limit: 1 }))[0];
-  const request = first?.type === 'run.started' ? (first.data as { request?: AgentRequest }).request : undefined;
+  const started = first?.type === 'run.started' ? (first.data as { request?: AgentRequest; state?: Record<string, unknown> }) : undefined;
+  const request = started?.request;
   if (request === undefined) {
     throw new RunStateError(`run ${runId} has no stored run.started event to take its input from; it cannot be retried`, { code: 'run_conflict', runId });
   }
   const reset = await new CheckpointManager(store).resetFailedSteps(runId);
-  const run = await runDurable(machine, request, { ...options, runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
+  // The shared state it was started with (a workflow's context with its run id and name) comes back too.
+  const state = options.state ?? started?.state;
+  const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
   return { reset, run };
 }
