@@ -11,7 +11,7 @@ import { isOrphaned } from '../graph/durable/recoverRuns.js';
 import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConnection.js';
 import { QueueError } from './QueueError.js';
 import { RUN_JOB, jobIdFor, type RunJobData } from './runJob.js';
-import { pendingReply, QUEUE_REPLY_KEY } from './pendingReply.js';
+import { keepReply, pendingReply } from './pendingReply.js';
 
 /** Options for {@link RunQueue}. */
 export interface RunQueueOptions {
@@ -44,8 +44,8 @@ export function queueNameOf(name: string | undefined): string {
  * Runs of registered graphs executed by workers on any machine: the run row is written to the
  * shared store first (status `queued`, its initial snapshot), then a BullMQ job named by the run
  * id is added, so a crash between the two leaves a row that {@link RunQueue.sweep} gives a job, and
- * adding a job twice adds it once. A reply to a waiting run is kept in the store's journal before
- * its job is added, for the same reason. Workers (`RunWorker`, `switchboard worker`) take the jobs.
+ * adding a job twice adds it once. A reply to a waiting run is kept in the store's journal (named by
+ * the wait's step) before its job is added, for the same reason. Workers (`RunWorker`, `switchboard worker`) take the jobs.
  *
  * @example
  * const queue = new RunQueue({ store: new PostgresRunStore(), graphs, redisUrl: 'redis://127.0.0.1:6379' });
@@ -111,8 +111,7 @@ export class RunQueue {
       throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
     }
     toReplyEvent(runId, { reply }, this.graph(record.graphName).toMachine(), record);
-    // The wait is named by the row's version, which stays put while the run waits.
-    await this.store.putJournal(runId, record.version, QUEUE_REPLY_KEY, reply);
+    await keepReply(this.store, record, reply);
     const kept = await pendingReply(this.store, record);
     if (kept === undefined || JSON.stringify(kept.value) !== JSON.stringify(reply)) {
       throw new RunStateError(`run ${runId} was answered by another reply first; this one was not used`, { code: 'run_not_waiting', runId });

@@ -167,6 +167,23 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
     await expect(queue.resume(runId, 'approved')).rejects.toMatchObject({ code: 'run_finished' });
   });
 
+  it('keeps a reply for the wait, not for the row version: a write after the wait began does not lose it', async () => {
+    const { queue, name } = newQueue();
+    const first = newWorker(name);
+    await first.worker.start();
+    const runId = await queue.start('approval', 'order 8');
+    await until('the run to wait', async () => (await store.getRun(runId))?.status === 'waiting');
+    await first.worker.close();
+    await queue.resume(runId, 'approved');
+    // The leg that stopped at the wait may write the row once more (its last events) after the reply was read against it.
+    const current = (await store.getRun(runId))!;
+    expect(await store.updateRun(runId, current.version, { waitReason: current.waitReason })).toBe(current.version + 1);
+    const second = newWorker(name);
+    await second.worker.start();
+    const done = await until('the run to complete', async () => ((await store.getRun(runId))?.status === 'completed' ? store.getRun(runId) : null));
+    expect(done?.outputText).toBe('finished: approved (reply=approved)');
+  });
+
   it('cancels a queued run: the worker that takes its job does nothing', async () => {
     const { queue, name } = newQueue();
     const runId = await queue.start('gated', 'cancelled-early');
