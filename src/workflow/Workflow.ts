@@ -244,7 +244,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
 
   /** @internal whether a run of this workflow can wait for a person (then a parent waits with it). */
   [CAN_WAIT](): boolean {
-    for (const rt of this.#compile().runtime.values()) if (rt.type === 'person' || rt.type === 'sub-wait') return true;
+    for (const rt of this.#compile().runtime.values()) if (rt.type === 'person' || rt.type === 'sub-wait' || (rt.type === 'fork' && rt.canWait)) return true;
     return false;
   }
 

@@ -18,7 +18,7 @@ export type NodeRuntime =
   | { type: 'loop-entry'; loop: string; mode: 'while' | 'do' }
   | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
   | { type: 'loop-exit' }
-  | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string; recoveries: Readonly<Record<string, Recovery[]>> }
+  | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string; recoveries: Readonly<Record<string, Recovery[]>>; canWait: boolean }
   | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string; recoveries: Recovery[] }
   | { type: 'join' }
   | { type: 'decision'; model: ModelClient; prompt?: string; options: string[] }
@@ -145,7 +145,8 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
         const join = id('join');
         const branches = block.steps.map((s) => stepNode(s, false));
         const recoveries: Record<string, Recovery[]> = {};
-        add({ id: fork, type: 'fork', label: block.type }, { type: 'fork', mode: block.type, branches, join, recoveries });
+        // A branch that is a sub-workflow asking a person makes the fork (and so the run) wait.
+        add({ id: fork, type: 'fork', label: block.type }, { type: 'fork', mode: block.type, branches, join, recoveries, canWait: block.steps.some(canWait) });
         add({ id: join, type: 'join', label: block.type }, { type: 'join' });
         for (const b of branches) {
           edge(fork, b, 'branch');

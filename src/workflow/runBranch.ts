@@ -2,7 +2,7 @@ import { serializeError } from '../errors/SwitchboardError.js';
 import type { AgentContext } from './AgentContext.js';
 import { executeStep, matchesError } from './executeStep.js';
 import type { Step } from './Step.js';
-import { SubWorkflowWaiting } from './runSubWorkflow.js';
+import { SubWorkflowWaiting, type ChildResume } from './runSubWorkflow.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
 import { WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
@@ -30,14 +30,15 @@ export function earlyEndOf(error: unknown): BranchOutcome['end'] {
   return null;
 }
 
-async function laneStep(lane: WorkflowLane | null, nodeId: string, step: Step, ctx: AgentContext, input: unknown) {
+async function laneStep(lane: WorkflowLane | null, nodeId: string, step: Step, ctx: AgentContext, input: unknown, resume?: ChildResume) {
   lane?.started(nodeId, input);
   try {
-    const done = await executeStep(step, ctx, input, lane?.scope(nodeId));
+    const done = await executeStep(step, ctx, input, lane?.scope(nodeId), resume);
     lane?.completed(nodeId, done.output, done.context.changesFrom(ctx));
     return done;
   } catch (error) {
-    lane?.failed(nodeId, error);
+    // A sub-workflow that waits for a person has not failed: the fork waits with it.
+    if (!(error instanceof SubWorkflowWaiting)) lane?.failed(nodeId, error);
     throw error;
   }
 }
@@ -46,13 +47,14 @@ async function laneStep(lane: WorkflowLane | null, nodeId: string, step: Step, c
  * Runs one branch of a fork (or one item of a fan-out) as its own lane: the step, and when it
  * throws an error an `onError` handler matches, that handler's recovery on the same input (the
  * error under `workflow.error`, as for any step). An abort or terminate in the branch is returned
- * as the branch's early end, for the join to end the run with.
+ * as the branch's early end, for the join to end the run with. A sub-workflow step that waits for a
+ * person throws `SubWorkflowWaiting` (no recovery applies); `resume` continues it with the reply.
  */
-export async function runBranch(nodeId: string, step: Step, recoveries: readonly Recovery[], ctx: AgentContext, input: unknown, lane: WorkflowLane | null): Promise<BranchOutcome> {
+export async function runBranch(nodeId: string, step: Step, recoveries: readonly Recovery[], ctx: AgentContext, input: unknown, lane: WorkflowLane | null, resume?: ChildResume): Promise<BranchOutcome> {
   const ran = [nodeId];
   try {
     try {
-      return { ...(await laneStep(lane, nodeId, step, ctx, input)), ran, end: null };
+      return { ...(await laneStep(lane, nodeId, step, ctx, input, resume)), ran, end: null };
     } catch (error) {
       const recovery = earlyEndOf(error) === null && !(error instanceof SubWorkflowWaiting) ? recoveries.find((r) => matchesError(r.match, error)) : undefined;
       if (recovery === undefined) throw error;

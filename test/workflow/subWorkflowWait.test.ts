@@ -90,11 +90,11 @@ describe('a sub-workflow that waits for a person', () => {
     await store.close();
   });
 
-  it('in a parallel branch, where the run cannot wait, fails the run saying so instead of hanging', async () => {
+  it('in a fan-out item, where the run cannot wait, fails the run saying so instead of hanging', async () => {
     const approval = Workflow.define<string>('approval').step(step('p', (_c, s: string) => s)).gate(new HumanGate()).onPass(step('ok', (_c, s: string) => s)).end().build();
-    const run = await Workflow.define<string>('fan').parallel(step('other', (_c, s: string) => s), approval).run('x');
+    const run = await Workflow.define<string>('fan').parallel((_c, s: string) => [s], () => approval).run('x');
     expect(run.status).toBe('failed');
     expect(run.error?.message).toContain('sub-workflow "approval" waits for a person');
-    expect(run.error?.message).toContain('parallel branch');
+    expect(run.error?.message).toContain('fan-out item');
   });
 });
