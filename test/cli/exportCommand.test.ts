@@ -29,7 +29,7 @@ describe('switchboard export', () => {
     const parsed = JSON.parse(json.stdout) as { nodes: Array<{ id: string; kind: string; parts?: Array<{ name: string }> }>; edges: Array<{ from: string; to: string; kind: string }> };
     const coordinator = parsed.nodes.find((n) => n.id === 'specialist');
     expect(coordinator?.kind).toBe('coordinator');
-    expect(coordinator?.parts?.map((p) => p.name).sort()).toEqual(['rag', 'report', 'tool']);
+    expect(coordinator?.parts?.map((p) => p.name).sort()).toEqual(['human', 'rag', 'report', 'tool']);
     expect(parsed.edges.filter((e) => e.from === 'specialist' && e.kind === 'transition').map((e) => e.to)).toEqual(['multi_review']);
 
     const mermaid = cli('export', 'customer-service', '--format', 'mermaid');

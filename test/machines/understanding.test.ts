@@ -21,6 +21,10 @@ describe('entity extraction', () => {
     expect(entities('I paid 20261004 cents').orderId).toBeUndefined();
     expect(entities('refund for SO123').orderId).toBeUndefined();
     expect(readOrderIds('it is 20261004', { expectingOrderId: true })[0]?.value).toBe('SO20261004');
+    // A bare number beside a word about an order is one; a bare number in other talk is not.
+    for (const text of ['did 20261004 arrive', 'track 20261004 pls', 'refund for 20261004?', 'where is my parcel 20261004', 'I want to return 20261004'])
+      expect(entities(text).orderId, text).toBe('SO20261004');
+    for (const text of ['call me on 20261004', 'revenue 20261004', 'sales report for 20261004']) expect(entities(text).orderId, text).toBeUndefined();
   });
 
   it('reads months against the clock, across a year boundary, and leaves words that only look like months', () => {
@@ -30,6 +34,8 @@ describe('entity extraction', () => {
     expect(entities('sales in December').period).toBe('2025-12');
     expect(entities('sales in August').period).toBe('2026-08');
     expect(entities('numbers for 7/2026').period).toBe('2026-07');
+    for (const text of ['the monthly report for 07-2026', 'revenue 7.2026', 'sales 07 - 2026']) expect(entities(text).period, text).toBe('2026-07');
+    for (const text of ['delivered 04-07-2026', 'on 2026-04-07', 'on 04.07.2026']) expect(entities(text).period, text).toBeUndefined();
     expect(entities("figures for Sept '26").period).toBe('2026-09');
     expect(entities('Octobr 2026 report').period).toBe('2026-10');
     for (const text of ['may I ask something', 'a 12 month warranty', 'delivered on 2026-10-02', 'last week', 'order SO20261002']) expect(entities(text).period, text).toBeUndefined();

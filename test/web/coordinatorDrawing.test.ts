@@ -30,7 +30,7 @@ describe('the coordinator in the workbench drawing', () => {
   it('draws multi_plan → the coordinator → multi_review, with its parallel specialists inside it', async () => {
     await page.waitForSelector(`${coordinator}.coordinator`);
     const parts = await page.$$eval(`${coordinator} .part`, (els) => els.map((e) => e.getAttribute('data-part')));
-    expect(parts.sort()).toEqual(['rag', 'report', 'tool']);
+    expect(parts.sort()).toEqual(['human', 'rag', 'report', 'tool']);
     expect(await page.locator('#graph .edge[data-from="multi_plan"][data-to="specialist"]').count()).toBe(1);
     expect(await page.locator('#graph .edge[data-from="specialist"][data-to="multi_review"]').count()).toBe(1);
     // The specialists sit inside the coordinator's box.

@@ -6,12 +6,18 @@ const PREFIXED = /\bs[o0][\s#:-]*(\d{8})\b/gi;
 const AFTER_ORDER = /\border(?:\s*(?:no\.?|nr\.?|num(?:ber)?|id|#))?\s*[:#]?\s*(\d{8})\b/gi;
 /** `#20261002`. */
 const HASHED = /#\s?(\d{8})\b/g;
-/** A bare 8-digit number: read only where an order number was just asked for. */
+/** A bare 8-digit number: read where an order number was just asked for, or beside words about an order. */
 const BARE = /\b(\d{8})\b/g;
+/** Words that make a bare 8-digit number an order number: "did 20261004 arrive", "track 20261003". */
+const ORDER_WORDS = /\b(?:orders?|parcels?|packages?|shipments?|deliver(?:y|ed|ing)?|arriv(?:e|ed|es|ing|al)|ship(?:ped|ping)?|track(?:ing)?|refund(?:ed|s)?|return(?:ed|ing|s)?|cancel(?:led|ed|ling)?|bought|purchased?)\b/i;
 
 /** Options for {@link readOrderIds}. */
 export interface ReadOrderIdOptions {
-  /** The desk has just asked for an order number, so a bare 8-digit number counts as one. */
+  /**
+   * The desk has just asked for an order number, so a bare 8-digit number counts as one. Without
+   * it a bare number counts only in a message with a word about an order ("arrive", "refund",
+   * "track", …), so "I paid 20261004 cents" names no order.
+   */
   expectingOrderId?: boolean;
 }
 
@@ -23,7 +29,8 @@ export interface ReadOrderIdOptions {
  * readOrderIds('refund for order no. 20261002').map((s) => s.value); // ['SO20261002']
  */
 export function readOrderIds(text: string, options: ReadOrderIdOptions = {}): EntitySpan[] {
-  const patterns = options.expectingOrderId ? [PREFIXED, AFTER_ORDER, HASHED, BARE] : [PREFIXED, AFTER_ORDER, HASHED];
+  const bare = options.expectingOrderId === true || ORDER_WORDS.test(text);
+  const patterns = bare ? [PREFIXED, AFTER_ORDER, HASHED, BARE] : [PREFIXED, AFTER_ORDER, HASHED];
   const found: EntitySpan[] = [];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {

@@ -47,7 +47,7 @@ export interface ReadPeriodOptions {
 
 /**
  * The report months (`YYYY-MM`) a message names, in the order they appear: `2026-08`, `2026/08`,
- * `2026.08`, `08/2026`, `Aug 2026`, `sept. 2026`, `Agust 2026` (typos in month names), a month
+ * `2026.08`, `08/2026`, `07-2026`, `7.2026`, `Aug 2026`, `sept. 2026`, `Agust 2026` (typos in month names), a month
  * alone (the latest such month up to `now`), and relative months read against `now` — "this
  * month", "last month", "previous month", "the month before last", "two months ago".
  *
@@ -63,7 +63,8 @@ export function readPeriods(text: string, options: ReadPeriodOptions): EntitySpa
     if (!found.some((f) => start < f.end && end > f.start)) found.push({ kind: 'period', value, start, end });
   };
   for (const m of text.matchAll(/\b(20\d{2})\s*[-/.]\s*(0?[1-9]|1[0-2])\b(?![-/.]\d)/g)) add(`${m[1]}-${pad(Number(m[2]))}`, m.index, m.index + m[0].length);
-  for (const m of text.matchAll(/\b(0?[1-9]|1[0-2])\s*\/\s*(20\d{2})\b/g)) add(`${m[2]}-${pad(Number(m[1]))}`, m.index, m.index + m[0].length);
+  // `08/2026`, `07-2026`, `7.2026`; not the end of a full date (`04-07-2026`).
+  for (const m of text.matchAll(/(?<![\d][-/.]|\d)\b(0?[1-9]|1[0-2])\s*[-/.]\s*(20\d{2})\b/g)) add(`${m[2]}-${pad(Number(m[1]))}`, m.index, m.index + m[0].length);
   for (const m of text.matchAll(/\b(?:the\s+)?month\s+before\s+last\b/gi)) add(shift(year, month, 2), m.index, m.index + m[0].length);
   for (const m of text.matchAll(/\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+months?\s+(?:ago|back|earlier)\b/gi)) {
     const n = NUMBER_WORDS[m[1]!.toLowerCase()] ?? Number(m[1]);
