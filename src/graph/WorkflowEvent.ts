@@ -106,6 +106,8 @@ export interface RunWaitingEvent extends EventEnvelope {
   nodeId: string;
   step: number;
   reason: string;
+  /** Set when the run paused at a breakpoint (before `nodeId` runs) rather than at a human node. */
+  breakpoint?: 'before' | 'after';
 }
 
 /** A waiting or interrupted run continues (after a reply, a recovery, or in a new process). */

@@ -42,6 +42,8 @@ export const StartRunBody = z.strictObject({
   message: MessageText,
   image: ImageUpload.optional(),
   budget: RunBudgetInput.optional(),
+  /** Pause before / after these nodes (ids of the graph; checked at the start: `invalid_breakpoint`). */
+  breakpoints: z.strictObject({ before: z.array(z.string().min(1)).max(100).optional(), after: z.array(z.string().min(1)).max(100).optional() }).optional(),
 });
 /** `POST /api/runs`. */
 export type StartRunBody = z.infer<typeof StartRunBody>;

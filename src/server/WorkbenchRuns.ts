@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BudgetOptions } from '../budget/Budget.js';
+import type { Breakpoints } from '../graph/Breakpoints.js';
 import type { AgentRequest } from '../graph/AgentNode.js';
 import type { RunManager } from '../graph/durable/RunManager.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
@@ -55,18 +56,19 @@ export class WorkbenchRuns {
   }
 
   /** Starts a stored run; resolves once its row exists (or, with `wait`, once the leg ended). */
-  async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean; budget?: BudgetOptions } = {}): Promise<LegStarted> {
+  async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean; budget?: BudgetOptions; breakpoints?: Breakpoints } = {}): Promise<LegStarted> {
     const graph = this.graph(graphName);
     const runId = randomUUID();
     const recorders = [this.hub.attach(runId)];
     const budget = options.budget === undefined ? {} : { budget: options.budget };
-    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, recorders, ...budget }));
+    const breakpoints = options.breakpoints === undefined ? {} : { breakpoints: options.breakpoints };
+    const leg = this.#track(runId, () => this.manager.start(graph.name, request, { runId, recorders, ...budget, ...breakpoints }));
     if (options.wait) return { runId, run: await leg };
     await this.#untilStored(runId, leg);
     return { runId };
   }
 
-  /** Resumes a waiting run with a reply; resolves once the run is claimed (or, with `wait`, once the leg ended). */
+  /** Resumes a waiting run with a reply (none: a run paused at a breakpoint goes on); resolves once the run is claimed (or, with `wait`, once the leg ended). */
   async resume(runId: string, reply: unknown, options: { wait?: boolean } = {}): Promise<LegStarted> {
     if (this.hub.isLive(runId)) {
       throw new RunStateError(`run ${runId} is running in this server right now, not waiting for a reply`, { code: 'run_not_waiting', runId });
@@ -80,7 +82,7 @@ export class WorkbenchRuns {
         hubRecorder.record(event);
       },
     };
-    const leg = this.#track(runId, () => this.manager.resume(runId, { reply }, { recorders: [recorder] }));
+    const leg = this.#track(runId, () => this.manager.resume(runId, reply === undefined ? undefined : { reply }, { recorders: [recorder] }));
     if (options.wait) return { runId, run: await leg };
     await Promise.race([firstEvent, leg]);
     return { runId };

@@ -115,7 +115,11 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.post('/api/runs', async (c) => {
     const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? } }');
-    const started = await runs.start(body.graph, toRunRequest(body), { wait: wantsWait(c.req.query('wait')), ...(body.budget === undefined ? {} : { budget: body.budget }) });
+    const started = await runs.start(body.graph, toRunRequest(body), {
+      wait: wantsWait(c.req.query('wait')),
+      ...(body.budget === undefined ? {} : { budget: body.budget }),
+      ...(body.breakpoints === undefined ? {} : { breakpoints: body.breakpoints }),
+    });
     return legAnswer(c, started);
   });
 
@@ -163,7 +167,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   });
 
   app.post('/api/runs/:runId/resume', async (c) => {
-    const body = await readBody(c, ResumeRunBody, 'POST /api/runs/:runId/resume expects { reply }');
+    const body = await readBody(c, ResumeRunBody, 'POST /api/runs/:runId/resume expects { reply } ({} to go on from a breakpoint)');
     const started = await runs.resume(c.req.param('runId'), body.reply, { wait: wantsWait(c.req.query('wait')) });
     return legAnswer(c, started);
   });

@@ -66,3 +66,25 @@ describe('switchboard fork', () => {
     expect(JSON.parse(shownJson.stdout)).toMatchObject({ parentRunId: runId, forkedAt: 1 });
   });
 });
+
+describe('switchboard start --break-before / --break-after', () => {
+  it('pauses at the breakpoints (exit 3, how to go on), goes on with a resume without a reply, and refuses a node that does not exist', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sb-break-')), 'runs.db');
+    const base = [...GRAPHS, '--db', db];
+    const [paused, unknown] = await Promise.all([
+      runCli([...base, 'start', 'tally', 'x', '--break-before', 'double', '--break-after', 'double']),
+      runCli([...base, 'start', 'tally', 'x', '--break-before', 'dubble', '--json']),
+    ]);
+    expect(paused.status, paused.stderr).toBe(3);
+    expect(paused.stdout).toContain('waiting at double: breakpoint before double');
+    const runId = /run (\S+): waiting/.exec(paused.stdout)![1]!;
+    expect(paused.stdout).toContain(`to go on: switchboard resume ${runId}`);
+    expect(ErrorJson.parse(JSON.parse(unknown.stderr || unknown.stdout)).error.code).toBe('invalid_breakpoint');
+    const after = await runCli([...base, 'resume', runId, '--json']);
+    expect(after.status, after.stderr).toBe(3);
+    expect(RunJson.parse(JSON.parse(after.stdout)).waiting).toMatchObject({ nodeId: 'small', reason: 'breakpoint after double (next: small)' });
+    const done = await runCli([...base, 'resume', runId, '--json']);
+    expect(done.status, done.stderr).toBe(0);
+    expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', outputText: 'small 2 after counted x' });
+  });
+});

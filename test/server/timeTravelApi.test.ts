@@ -54,4 +54,17 @@ describe('time travel over HTTP', () => {
     expect(bad.body.error.message).toContain('"n"');
     expect(((await wb.json('/api/runs')).body as unknown[]).length).toBe(before);
   });
+
+  it('starts a run with breakpoints, lets it go on with an empty resume, and refuses a breakpoint naming no node', async () => {
+    const bad = await wb.json('/api/runs?wait=true', { method: 'POST', json: { graph: 'tally', message: 'x', breakpoints: { before: ['nope'] } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_breakpoint');
+    const paused = await wb.json('/api/runs?wait=true', { method: 'POST', json: { graph: 'tally', message: 'x', breakpoints: { after: ['count'] } } });
+    expect(paused.body).toMatchObject({ status: 'waiting', waiting: { nodeId: 'double', breakpoint: 'after' } });
+    const done = await wb.json(`/api/runs/${paused.body.runId}/resume?wait=true`, { method: 'POST', json: {} });
+    expect(done.body).toMatchObject({ status: 'completed', outputText: 'small 2 after counted x' });
+    const events = (await wb.json(`/api/runs/${paused.body.runId}/events`)).body as { type: string; breakpoint?: string; cause?: string }[];
+    expect(events.find((e) => e.type === 'run.waiting')).toMatchObject({ breakpoint: 'after' });
+    expect(events.find((e) => e.type === 'run.resumed')).toMatchObject({ cause: 'breakpoint' });
+  });
 });

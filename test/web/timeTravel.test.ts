@@ -73,4 +73,26 @@ describe('time travel in the workbench', () => {
     await page.waitForSelector('body[data-run-status="completed"]');
     expect(await page.textContent('#answer')).toBe('small 2 after counted x');
   });
+
+  it('starts a run with breakpoints from the form, pauses there, goes on with Continue, and refuses a breakpoint naming no node', async () => {
+    await page.selectOption('#graph-select', 'tally');
+    await page.click('.breakpoints summary');
+    await page.fill('#message', 'y');
+    await page.fill('#break-before', 'dubble');
+    await page.click('#start-button');
+    await page.locator('#start-error').waitFor({ state: 'visible' });
+    expect(await page.textContent('#start-error')).toContain('has no such node');
+
+    await page.fill('#break-before', 'double');
+    await page.fill('#break-after', '');
+    await page.click('#start-button');
+    await page.waitForSelector('body[data-run-status="waiting"]');
+    await page.locator('#continue-run').waitFor({ state: 'visible' });
+    expect(await page.isHidden('#reply')).toBe(true);
+    expect(await page.textContent('#waiting')).toContain('breakpoint before double');
+    await page.click('#continue-run');
+    await page.waitForSelector('body[data-run-status="completed"]');
+    expect(await page.textContent('#answer')).toBe('small 2 after counted y');
+    expect(await page.isHidden('#continue-run')).toBe(true);
+  });
 });

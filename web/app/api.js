@@ -33,7 +33,8 @@ export const getRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}`);
 export const definition = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/definition`);
 export const analytics = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/analytics`);
 export const startScenario = (id) => api(`/api/scenarios/${encodeURIComponent(id)}/runs`, { method: 'POST' });
-export const resumeRun = (runId, reply) => api(`/api/runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: JSON.stringify({ reply }) });
+/** Resumes a waiting run with a reply; without one, a run paused at a breakpoint goes on. */
+export const resumeRun = (runId, reply) => api(`/api/runs/${encodeURIComponent(runId)}/resume`, { method: 'POST', body: JSON.stringify(reply === undefined ? {} : { reply }) });
 /** A run's full state after a step (its last step when `step` is left out). */
 export const stateAt = (runId, step) => api(`/api/runs/${encodeURIComponent(runId)}/state${step === undefined ? '' : `?at=${step}`}`);
 /** Starts a fork of a run at a step, with the state to go on with (the parent's when left out). */
@@ -50,9 +51,10 @@ function base64Of(file) {
   });
 }
 
-/** Starts a run from the form, as JSON; an attached image travels as `{ mediaType, base64, name }`. */
-export async function startRun(graph, message, file) {
+/** Starts a run from the form, as JSON; an attached image travels as `{ mediaType, base64, name }`, breakpoints as `{ before, after }`. */
+export async function startRun(graph, message, file, breakpoints) {
   const body = graph ? { graph, message } : { message };
+  if (breakpoints && (breakpoints.before.length > 0 || breakpoints.after.length > 0)) body.breakpoints = breakpoints;
   if (file) body.image = { mediaType: file.type, base64: await base64Of(file), name: file.name.slice(0, 200) };
   return api('/api/runs', { method: 'POST', body: JSON.stringify(body) });
 }

@@ -120,6 +120,13 @@ function render(at) {
   $('route-notes').textContent = view.unmatched.map((u) => `⚠ ${u.nodeId}: router answered "${u.answer}", not in its route map (${u.routeKeys.join(', ')}); group skipped`).join('\n');
   // Replies go to the run as it is now, so the box shows only at the live end.
   $('reply-form').hidden = !(full.status === 'waiting' && at === state.events.length);
+  // A run paused at a breakpoint takes no reply: it goes on.
+  const lastWait = state.events.findLast((e) => e.type === 'run.waiting');
+  const atBreakpoint = full.status === 'waiting' && lastWait?.breakpoint !== undefined;
+  $('continue-run').hidden = !atBreakpoint;
+  $('reply').hidden = atBreakpoint;
+  $('reply').required = !atBreakpoint;
+  $('reply-button').hidden = atBreakpoint;
 }
 
 /** A run's error as the header shows it: where, what, and its code. */
@@ -238,7 +245,8 @@ async function init() {
     showError($('start-error'), null);
     const graph = select.value || byDefault;
     try {
-      const { runId } = await api.startRun(graph, $('message').value, $('image').files[0]);
+      const nodes = (id) => $(id).value.split(',').map((n) => n.trim()).filter((n) => n !== '');
+      const { runId } = await api.startRun(graph, $('message').value, $('image').files[0], { before: nodes('break-before'), after: nodes('break-after') });
       $('message').value = '';
       $('image').value = '';
       showRunHeader();
@@ -254,6 +262,14 @@ async function init() {
     try {
       await api.resumeRun(state.run.runId, $('reply').value);
       $('reply').value = '';
+    } catch (error) {
+      showError($('reply-error'), error);
+    }
+  });
+  $('continue-run').addEventListener('click', async () => {
+    showError($('reply-error'), null);
+    try {
+      await api.resumeRun(state.run.runId);
     } catch (error) {
       showError($('reply-error'), error);
     }

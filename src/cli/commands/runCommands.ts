@@ -25,6 +25,11 @@ async function summaries(runs: RunManager, records: RunRecord[]) {
   return records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data));
 }
 
+/** Collects a repeatable option of node ids (each may list several, separated by commas). */
+function collectNodes(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+}
+
 /** Prints a finished leg (a summary, or JSON for scripts) and sets the exit code for its status. */
 export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void {
   cli.setExitCode(exitCodeFor(run.status));
@@ -34,7 +39,8 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
   if (run.waiting) {
     cli.out(`waiting at ${run.waiting.nodeId}: ${run.waiting.reason}`);
     // What to type next (with the same --db / --graphs as this command, when given).
-    cli.out(`to resume: switchboard resume ${run.runId} --reply "<reply>"   (or cancel: switchboard cancel ${run.runId})`);
+    if (run.waiting.breakpoint !== undefined) cli.out(`to go on: switchboard resume ${run.runId}   (or cancel: switchboard cancel ${run.runId})`);
+    else cli.out(`to resume: switchboard resume ${run.runId} --reply "<reply>"   (or cancel: switchboard cancel ${run.runId})`);
   }
   if (run.error) cli.out(`error: ${run.error.message}`);
   if (run.outputText !== null) cli.out(`answer: ${run.outputText}`);
@@ -54,12 +60,15 @@ export function addRunCommands(program: Command, cli: CliContext): void {
   const start = program
     .command('start <graph> <input>')
     .description('start a stored run of a graph (see --graphs) with a text input; with SWITCHBOARD_REDIS_URL it is queued for a worker and its id printed at once')
-    .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones');
+    .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones')
+    .option('--break-before <node>', 'pause before this node runs (repeat it, or separate nodes with commas); go on with `switchboard resume <runId>`', collectNodes, [])
+    .option('--break-after <node>', 'pause after this node ran (repeat it, or separate nodes with commas)', collectNodes, []);
   for (const [flag, help] of BUDGET_OPTION_HELP) start.option(flag, help);
-  start.option('--json', 'print JSON').action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean } & Partial<Record<keyof typeof BUDGET_FLAGS, string>>) => {
+  start.option('--json', 'print JSON').action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean; breakBefore: string[]; breakAfter: string[] } & Partial<Record<keyof typeof BUDGET_FLAGS, string>>) => {
     const message = parseInput(MessageText, text);
     const budget = budgetFromFlags(opts);
-    const withBudget = budget === undefined ? {} : { budget };
+    const breaks = opts.breakBefore.length + opts.breakAfter.length === 0 ? {} : { breakpoints: { before: opts.breakBefore, after: opts.breakAfter } };
+    const withBudget = { ...(budget === undefined ? {} : { budget }), ...breaks };
     const name = findGraph(await cli.graphs(), graph).name;
     const queue = await cli.queue();
     if (queue !== null) {
@@ -113,13 +122,18 @@ export function addRunCommands(program: Command, cli: CliContext): void {
 
   program
     .command('resume <runId>')
-    .description('resume a run waiting for a human, with the reply')
+    .description('resume a run waiting for a human, with the reply (a run paused at a breakpoint goes on without one)')
     .option('--reply <text>', "the human's reply")
     .option('--reply-json <json>', 'the reply as JSON, for a human node declared with a reply schema')
     .option('--json', 'print JSON')
     .action(async (runId: string, opts: { reply?: string; replyJson?: string; json?: boolean }) => {
-      if ((opts.reply === undefined) === (opts.replyJson === undefined)) {
+      if (opts.reply !== undefined && opts.replyJson !== undefined) {
         throw new InputError('resume: give the reply with exactly one of --reply <text> or --reply-json <json>');
+      }
+      if (opts.reply === undefined && opts.replyJson === undefined) {
+        // No reply: a run paused at a breakpoint goes on; a run at a human node refuses it (run_not_waiting).
+        if ((await cli.queue()) !== null) throw new InputError('resume: give the reply with exactly one of --reply <text> or --reply-json <json>');
+        return printRun(cli, await (await cli.runs()).resume(runId), opts.json === true);
       }
       let raw: unknown = opts.reply;
       if (opts.replyJson !== undefined) {

@@ -82,7 +82,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     runtime.pause = null;
     // Taken before the actor stops: the node about to run is in flight in it, so a resume runs it.
     const persisted = persistedSnapshot(actor);
-    runtime.emit(record.runId, { type: 'run.waiting', nodeId: waiting.nodeId, step: actor.getSnapshot().context.steps, reason: waiting.reason });
+    runtime.emit(record.runId, { type: 'run.waiting', nodeId: waiting.nodeId, step: actor.getSnapshot().context.steps, reason: waiting.reason, breakpoint: waiting.breakpoint! });
     try {
       checkpointer.pause(actor, persisted, waiting);
     } catch (error) {
