@@ -1,14 +1,14 @@
-import type { GraphMachine } from '../graph/compileMachine.js';
+import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { END } from '../graph/END.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
-import { machineGraph, type MachineEdge } from './machineGraph.js';
+import { machineGraph, machineOf, type MachineEdge } from './machineGraph.js';
 import { END_ROUTE } from '../workflow/workflowKeys.js';
 
 /** Options for {@link machineToMermaid}. */
 export interface MermaidOptions {
   /** Diagram direction (default `TB`). */
   direction?: 'TB' | 'LR' | 'BT' | 'RL';
-  /** Draw the fuse, routing-failure and node-failure hops (default true). */
+  /** Draw the fuse and failure final states with their legend notes (default true). */
   failures?: boolean;
 }
 
@@ -22,34 +22,56 @@ function label(text: string): string {
 
 const FAILURES: ReadonlySet<MachineEdge['kind']> = new Set(['fuse', 'route-failed', 'error']);
 
-/** What an edge says: route keys for a conditional group, `transition N` for a transition, the reason otherwise. */
-function edgeLabel(edge: MachineEdge, groupsOnNode: number): string {
+/** What a transition says: the workflow edge's label, the condition's name, `else` after a condition, or nothing. */
+type TransitionName = (edge: MachineEdge) => string | null;
+
+/** What an edge says: the route keys of a conditional group, a transition's name (or nothing), `end` otherwise. */
+function edgeLabel(edge: MachineEdge, groupsOnNode: number, transitionName: TransitionName): string | null {
   switch (edge.kind) {
     case 'conditional': {
       // A router without a route map returns node ids, or END (whose value is `__end__`).
       const keys = (edge.keys ?? [edge.to]).map((k) => (k === END ? 'END' : label(k))).join(' | ');
       return groupsOnNode > 1 ? `${keys} (group ${edge.index ?? 0})` : keys;
     }
-    case 'transition':
-      return `transition ${edge.index ?? 0}${edge.conditional ? ' (if)' : ''}`;
-    case 'end':
-      return 'no route (end)';
-    case 'fuse':
-      return 'fuse (maxSteps)';
-    case 'route-failed':
-      return 'route failed';
-    case 'error':
-      return 'node failed';
+    case 'transition': {
+      const name = transitionName(edge);
+      return name === null ? null : label(name);
+    }
+    default:
+      return 'end';
   }
 }
 
 /**
- * A graph's compiled machine as a Mermaid `stateDiagram-v2`: one state per node (human nodes as
- * composite states that wait for `human.reply`; a coordinator as a composite state with one
- * concurrent region per specialist), conditional edges labelled by their route keys,
- * transitions labelled `transition N` (`(if)` when they have a condition), the end when nothing
- * matches, and the fuse and failure hops to the final states. A typed workflow's early-end route
- * (`workflow:end`, which every step has) is one note on `completed`, not an edge from every step.
+ * Names the transitions of a graph: a typed workflow's edge label (`FAIL`), else the condition
+ * function's name (`if isUrgent`, `if` when it has none), `else` for an unconditional transition
+ * that follows a conditional one, and nothing for a plain edge.
+ */
+function transitionNames(graph: RunnableGraph | GraphMachine): TransitionName {
+  const spec = specOf(machineOf(graph));
+  const workflowEdges = ((spec.io?.graph as { edges?: Array<{ from: string; to: string; label?: string }> } | undefined)?.edges ?? []).filter((e) => e.label !== undefined);
+  return (edge) => {
+    const fromWorkflow = workflowEdges.filter((e) => e.from === edge.from && e.to === edge.to);
+    if (fromWorkflow.length === 1) return fromWorkflow[0]!.label!;
+    const transitions = spec.byKey.get(edge.fromKey)?.transitions ?? [];
+    const condition = transitions[edge.index ?? 0]?.condition ?? null;
+    if (condition !== null) return condition.name === '' ? 'if' : `if ${condition.name}`;
+    return transitions.slice(0, edge.index ?? 0).some((t) => t.condition !== null) ? 'else' : null;
+  };
+}
+
+/**
+ * A graph's compiled machine as a Mermaid `stateDiagram-v2` that reads like a statechart: one state
+ * per node labelled with the node id the graph was written with (human nodes as composite states
+ * that wait for `human.reply`; a coordinator as a composite state with one concurrent region per
+ * specialist), conditional edges labelled by their route keys, transitions by their condition's
+ * name (`else` after one, no label when unconditional).
+ *
+ * Hops every node has are folded into legend notes rather than drawn from every node: the fuse
+ * (note on `maxSteps`), a node or routing failure (note on `failed`), the end when no route matches
+ * on a node that has other routes (note on `completed`, naming those nodes), and a typed
+ * workflow's early-end route `workflow:end` (note on `completed`). {@link machineToJson} keeps
+ * every hop.
  *
  * @example
  * fs.writeFileSync('graph.mmd', machineToMermaid(graph));
@@ -57,30 +79,31 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number): string {
 export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: MermaidOptions = {}): string {
   const shape = machineGraph(graph);
   const failures = options.failures ?? true;
+  const transitionName = transitionNames(graph);
   // Mermaid ids are identifiers: node keys are mapped to `n_<safe>` (unique), final states keep their names.
   const ids = new Map<string, string>();
   const used = new Set<string>(shape.finalStates);
-  for (const node of shape.nodes) {
-    const base = `n_${node.key.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const unique = (base: string) => {
     let id = base;
     for (let i = 2; used.has(id); i++) id = `${base}_${i}`;
     used.add(id);
-    ids.set(node.key, id);
-  }
+    return id;
+  };
+  for (const node of shape.nodes) ids.set(node.key, unique(`n_${node.key.replace(/[^A-Za-z0-9_]/g, '_')}`));
   const idOf = (key: string) => ids.get(key) ?? key;
   const lines = ['stateDiagram-v2', `  direction ${options.direction ?? 'TB'}`];
   for (const node of shape.nodes) {
     const id = idOf(node.key);
     lines.push(`  state "${label(node.id)}" as ${id}`);
     if (node.kind === 'human') {
-      lines.push(`  state ${id} {`, `    [*] --> ${id}_waiting`, `    ${id}_waiting --> ${id}_routing : human.reply`, '  }');
+      const waiting = unique(`${id}_waiting`);
+      const routing = unique(`${id}_routing`);
+      lines.push(`  state ${id} {`, `    state "waiting for a reply" as ${waiting}`, `    state "routing" as ${routing}`, `    [*] --> ${waiting}`, `    ${waiting} --> ${routing} : human.reply`, '  }');
     }
     if ((node.kind === 'coordinator' || node.kind === 'fork') && (node.parts ?? []).length > 0) {
       // The specialists (a fork's branches) run at once: one concurrent region each (`--` separates regions).
       const regions = (node.parts ?? []).map((part) => {
-        let inner = `${id}_${part.name.replace(/[^A-Za-z0-9_]/g, '_')}`;
-        while (used.has(inner)) inner = `${inner}_`;
-        used.add(inner);
+        const inner = unique(`${id}_${part.name.replace(/[^A-Za-z0-9_]/g, '_')}`);
         const text = part.graph === part.name ? part.name : `${part.name} (${part.graph})`;
         return [`    state "${label(text)}" as ${inner}`, `    [*] --> ${inner}`, `    ${inner} --> [*]`];
       });
@@ -89,30 +112,44 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
   }
   const start = shape.nodes.find((n) => n.id === shape.start);
   lines.push(`  [*] --> ${start === undefined ? 'completed' : idOf(start.key)}`);
-  // Every step of a typed workflow can end the run at once (abort, terminate, a spent loop fuse): those
-  // routes are folded into one note instead of an edge from each step (the JSON export keeps them all).
   let foldedEnds = 0;
+  const endsWithoutRoute: string[] = [];
   for (const node of shape.nodes) {
-    const out = shape.edges.filter((e) => e.fromKey === node.key);
+    const out = shape.edges.filter((e) => e.fromKey === node.key && !FAILURES.has(e.kind));
     const groups = new Set(out.filter((e) => e.kind === 'conditional').map((e) => e.index)).size;
-    for (let edge of out.filter((e) => !FAILURES.has(e.kind))) {
+    const drawn: MachineEdge[] = [];
+    for (let edge of out) {
+      // Every step of a typed workflow can end the run at once (abort, terminate, a spent loop fuse).
       if (shape.kind === 'workflow' && edge.kind === 'conditional' && edge.keys?.includes(END_ROUTE) === true) {
         foldedEnds++;
         const keys = edge.keys.filter((k) => k !== END_ROUTE);
         if (keys.length === 0) continue;
         edge = { ...edge, keys };
       }
-      lines.push(`  ${idOf(edge.fromKey)} --> ${idOf(edge.toKey)} : ${edgeLabel(edge, groups)}`);
+      drawn.push(edge);
     }
-    if (!failures) continue;
-    // The failure hops of a node share one edge per final state, so they do not crowd the drawing.
-    const byTarget = new Map<string, string[]>();
-    for (const edge of out.filter((e) => FAILURES.has(e.kind))) byTarget.set(edge.toKey, [...(byTarget.get(edge.toKey) ?? []), edgeLabel(edge, groups)]);
-    for (const [to, labels] of byTarget) lines.push(`  ${idOf(node.key)} --> ${to} : ${labels.join(' / ')}`);
+    // The end when no route matches is one legend entry unless it is the node's only way on.
+    const onlyEnd = drawn.every((e) => e.kind === 'end');
+    for (const edge of drawn) {
+      if (edge.kind === 'end' && !onlyEnd) {
+        endsWithoutRoute.push(label(node.id));
+        continue;
+      }
+      const text = edgeLabel(edge, groups, transitionName);
+      lines.push(`  ${idOf(edge.fromKey)} --> ${idOf(edge.toKey)}${text === null ? '' : ` : ${text}`}`);
+    }
   }
-  const finals = shape.finalStates.filter((f) => f === 'completed' || f === 'cancelled' || shape.edges.some((e) => e.toKey === f));
+  const reached = (f: string) => shape.edges.some((e) => e.toKey === f && (failures || !FAILURES.has(e.kind)));
+  const finals = shape.finalStates.filter((f) => f === 'completed' || f === 'cancelled' || reached(f));
   for (const final of finals) lines.push(`  ${final} --> [*]`);
   lines.push('  note right of cancelled : any state on workflow.cancel');
   if (foldedEnds > 0) lines.push(`  note left of completed : any step on ${label(END_ROUTE)} (abort, terminate, spent loop fuse)`);
+  if (endsWithoutRoute.length > 0) lines.push(`  note right of completed : no route matched at ${endsWithoutRoute.join(', ')}`);
+  if (failures && finals.includes('maxSteps')) {
+    // A typed workflow's fuse is unbounded (its loops have their own): the note does not print 2^53 - 1.
+    const fuse = shape.maxSteps !== null && shape.maxSteps < Number.MAX_SAFE_INTEGER ? `its maxSteps fuse (${shape.maxSteps})` : 'the fuse';
+    lines.push(`  note right of maxSteps : any node once ${fuse} is spent`);
+  }
+  if (failures && finals.includes('failed')) lines.push('  note right of failed : any node whose step throws or whose route fails');
   return `${lines.join('\n')}\n`;
 }

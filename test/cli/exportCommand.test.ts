@@ -20,7 +20,9 @@ describe('switchboard export', () => {
     const mermaid = cli('export', 'refund-approval', '--format', 'mermaid');
     expect(mermaid.status, mermaid.stderr).toBe(0);
     expect(mermaid.stdout.startsWith('stateDiagram-v2\n')).toBe(true);
-    expect(mermaid.stdout).toContain('n_draft --> n_approve : transition 0');
+    expect(mermaid.stdout).toMatch(/^ {2}n_draft --> n_approve$/m);
+    expect(mermaid.stdout).toContain('state "waiting for a reply" as n_approve_waiting');
+    expect(mermaid.stdout).not.toMatch(/transition \d/);
   }, 300_000);
 
   it("keeps the customer-service coordinator (`specialist`) with its specialists and its exit to multi_review", () => {
@@ -34,9 +36,13 @@ describe('switchboard export', () => {
 
     const mermaid = cli('export', 'customer-service', '--format', 'mermaid');
     expect(mermaid.status, mermaid.stderr).toBe(0);
-    expect(mermaid.stdout).toMatch(/^ {2}n_multi_plan --> n_specialist : /m);
-    expect(mermaid.stdout).toMatch(/^ {2}n_specialist --> n_multi_review : /m);
+    expect(mermaid.stdout).toMatch(/^ {2}n_multi_plan --> n_specialist$/m);
+    expect(mermaid.stdout).toMatch(/^ {2}n_specialist --> n_multi_review$/m);
     expect(mermaid.stdout).toContain('  state n_specialist {\n');
+    // The fuse and the failures are one note each; the JSON export above keeps every hop.
+    expect(mermaid.stdout).not.toMatch(/ --> (maxSteps|failed)\b/);
+    expect(mermaid.stdout).toContain('  note right of maxSteps : any node once its maxSteps fuse (40) is spent\n');
+    expect(parsed.edges.filter((e) => e.kind === 'fuse')).toHaveLength(parsed.nodes.length);
   }, 60_000);
 
   it('exports any graph of the --graphs module and writes to a file', () => {

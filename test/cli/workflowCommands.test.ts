@@ -52,6 +52,7 @@ describe('typed workflows in the CLI', () => {
     expect(mermaid.stdout).toMatch(/state "spell" as n_fork_spell[\s\S]*--[\s\S]*state "facts" as n_fork_facts/);
     expect(mermaid.stdout).toContain('n_approval_person_waiting --> n_approval_person_routing : human.reply');
     expect(mermaid.stdout).toMatch(/^ {2}n_approval_person --> n_publish : PASS$/m);
+    expect(mermaid.stdout).toMatch(/^ {2}n_approval_person --> n_revise : FAIL$/m);
     // Every step's early-end route is one note in the drawing, and each is kept in the JSON export.
     expect(mermaid.stdout.match(/workflow#58;end/g)).toEqual(['workflow#58;end']);
     expect(mermaid.stdout).toContain('  note left of completed : any step on workflow#58;end (abort, terminate, spent loop fuse)\n');

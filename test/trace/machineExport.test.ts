@@ -123,11 +123,12 @@ describe('machineToMermaid', () => {
       '    n_dispatch_orders --> [*]',
       '  }',
     ]);
-    expect(lines).toContain('  n_plan --> n_dispatch : transition 0');
-    expect(lines).toContain('  n_dispatch --> n_review : transition 0');
+    // Plain edges carry no label: there is nothing to choose between.
+    expect(lines).toContain('  n_plan --> n_dispatch');
+    expect(lines).toContain('  n_dispatch --> n_review');
   });
 
-  it('draws a stateDiagram-v2 with route keys on conditional edges and labelled transitions', () => {
+  it('draws a stateDiagram-v2 with route keys on conditional edges, named transitions and the fuse, failures and unmatched ends folded into notes', () => {
     const text = machineToMermaid(supportGraph());
     const lines = text.trimEnd().split('\n');
     expect(lines[0]).toBe('stateDiagram-v2');
@@ -137,21 +138,29 @@ describe('machineToMermaid', () => {
     expect(lines).toContain('  n_classify --> n_tool_2Eexecute : refund');
     expect(lines).toContain('  n_classify --> n_rag : docs | faq');
     expect(lines).toContain('  n_classify --> completed : done');
-    expect(lines).toContain('  n_classify --> completed : no route (end)');
-    expect(lines).toContain('  n_tool_2Eexecute --> n_review : transition 0 (if)');
-    expect(lines).toContain('  n_tool_2Eexecute --> n_rag : transition 1');
+    expect(lines).toContain('  n_tool_2Eexecute --> n_review : if');
+    expect(lines).toContain('  n_tool_2Eexecute --> n_rag : else');
+    expect(lines).toContain('  n_rag --> n_review');
     expect(lines).toContain('  n_review --> completed : END');
-    expect(lines).toContain('  n_classify --> maxSteps : fuse (maxSteps)');
-    expect(lines).toContain('  n_classify --> failed : route failed / node failed');
-    expect(lines).toContain('  n_human --> failed : route failed');
-    expect(text).toContain('  state n_human {\n    [*] --> n_human_waiting\n    n_human_waiting --> n_human_routing : human.reply\n  }');
-    expect(lines).toContain('  note right of cancelled : any state on workflow.cancel');
+    expect(text).not.toMatch(/transition \d/);
+    expect(text).toContain(
+      '  state n_human {\n    state "waiting for a reply" as n_human_waiting\n    state "routing" as n_human_routing\n    [*] --> n_human_waiting\n    n_human_waiting --> n_human_routing : human.reply\n  }',
+    );
+    // Every node's fuse, failure and end when no route matches: one note each, not an edge per node.
+    expect(lines.filter((l) => / --> (maxSteps|failed)$| --> (maxSteps|failed) :|no route \(end\)/.test(l))).toEqual([]);
+    expect(lines.slice(-4)).toEqual([
+      '  note right of cancelled : any state on workflow.cancel',
+      '  note right of completed : no route matched at classify, review',
+      '  note right of maxSteps : any node once its maxSteps fuse (12) is spent',
+      '  note right of failed : any node whose step throws or whose route fails',
+    ]);
+    expect(lines).toEqual(expect.arrayContaining(['  completed --> [*]', '  maxSteps --> [*]', '  failed --> [*]']));
     // Every edge line names two declared states (or a final state) and has a label without raw separators.
     const declared = new Set([...text.matchAll(/as (\S+)$/gm)].map((m) => m[1]).concat(['completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']));
-    for (const line of lines.filter((l) => l.includes(' --> ') && !l.includes('[*]') && !l.includes('_waiting'))) {
-      const [, from, to, label] = /^ {2}(\S+) --> (\S+) : (.+)$/.exec(line) ?? [];
+    for (const line of lines.filter((l) => l.includes(' --> ') && !l.includes('[*]'))) {
+      const [, from, to, label] = /^ +(\S+) --> (\S+)(?: : (.+))?$/.exec(line) ?? [];
       expect(declared.has(from!) && declared.has(to!), line).toBe(true);
-      expect(label, line).not.toMatch(/[:;]/);
+      expect(label ?? '', line).not.toMatch(/[:;]/);
     }
   });
 
@@ -165,7 +174,24 @@ describe('machineToMermaid', () => {
     expect(text).toContain('  direction LR');
     expect(text).toContain('state "a#58; #34;first#34;#59; #35;1" as n_a_');
     expect(text).toContain(' --> n_b : x#58;y#59;50#37;');
-    expect(text).not.toContain('fuse');
-    expect(text).not.toContain('failed :');
+    expect(text).not.toMatch(/fuse|maxSteps|failed/);
+  });
+
+  it("names a transition after its condition function, the fallback after it `else`, and draws a node's only end", () => {
+    const isUrgent = () => true;
+    const graph = new StateGraph({ name: 'named' })
+      .addNode('triage', () => null)
+      .addNode('page', () => null)
+      .addNode('queue', () => null)
+      .start('triage')
+      .addTransition('triage', 'page', isUrgent)
+      .addTransition('triage', 'queue');
+    const lines = machineToMermaid(graph).split('\n');
+    expect(lines).toContain('  n_triage --> n_page : if isUrgent');
+    expect(lines).toContain('  n_triage --> n_queue : else');
+    // page and queue have no route at all: the end is their only way on, so it stays an edge.
+    expect(lines).toContain('  n_page --> completed : end');
+    expect(lines).toContain('  n_queue --> completed : end');
+    expect(lines.some((l) => l.startsWith('  note right of completed'))).toBe(false);
   });
 });
