@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OfflineModel, RunManager, SqliteRunStore, stateAt } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
-import { memoryTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 import { graphs, tallyGraph } from '../fixtures/timeTravelGraphs.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 const targets: [string, () => StoreTarget][] = [
   ['memory', memoryTarget],
   ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
 ];
 
 describe.each(targets)('breakpoints on %s', (_name, makeTarget) => {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OfflineModel, RunManager, StateGraph, StateValidationError, forkRun, stateAt, type RunStore, type WorkflowRun } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { scenarioMetadata, scenarios } from '../../machines/scenarios.js';
-import { memoryTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 import { graphs as travelGraphs, tallyGraph } from '../fixtures/timeTravelGraphs.js';
 
 /** Everything a stored run holds that a fork must not change: its row and its log. */
@@ -38,6 +38,7 @@ function executedSince(): string[] {
 const targets: [string, () => StoreTarget][] = [
   ['memory', memoryTarget],
   ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
 ];
 
 describe.each(targets)('fork on %s', (_name, makeTarget) => {

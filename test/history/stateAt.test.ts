@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { OfflineModel, RunManager, RunStateError, RunStateJson, StateGraph, Workflow, humanNode, stateAt, step, toRunStateJson, type RunStore } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { scenarioMetadata, scenarios } from '../../machines/scenarios.js';
-import { memoryTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 
 /** The final state a stored run's snapshot holds, keys sorted. */
 async function storedState(store: RunStore, runId: string): Promise<Record<string, unknown>> {
@@ -33,6 +33,7 @@ function counter() {
 const targets: [string, () => StoreTarget][] = [
   ['memory', memoryTarget],
   ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
 ];
 
 describe.each(targets)('stateAt on %s', (_name, makeTarget) => {
