@@ -47,6 +47,8 @@ interface Census {
   strings: Map<string, number>;
   objects: Map<object, { count: number; bytes: number }>;
   repeated: boolean;
+  /** About the size of the value's JSON (strings and keys without escapes, 8 per number). */
+  bytes: number;
 }
 
 /**
@@ -54,7 +56,7 @@ interface Census {
  * non-finite number or cycle; at most {@link MAX_STORED_DEPTH} levels) and counts repeats.
  */
 function census(root: unknown, what: string): Census {
-  const found: Census = { strings: new Map(), objects: new Map(), repeated: false };
+  const found: Census = { strings: new Map(), objects: new Map(), repeated: false, bytes: 0 };
   const onPath = new Set<object>();
   // The keys down to the value being visited; joined into a path only for an error message.
   const keys: Array<string | number> = [];
@@ -103,8 +105,64 @@ function census(root: unknown, what: string): Census {
     onPath.delete(object);
     return entry.bytes;
   };
-  visit(root, 0);
+  found.bytes = visit(root, 0);
   return found;
+}
+
+/** Objects and arrays a quick measure visits at most: a value that shares objects heavily is left to the census, which visits each once. */
+const QUICK_NODES = 50_000;
+let quickNodes = 0;
+/** Set by {@link quickSize} when the value holds a long string or a large object (a value table might apply). */
+let quickLong = false;
+
+/**
+ * The census's byte count for a value with nothing unusual, in one walk without bookkeeping, or -1
+ * (not JSON, too deep, a cycle, too many objects): then the census decides, and names the key.
+ * A shared object is walked again at each place, as JSON.stringify writes it.
+ */
+function quickSize(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case 'string':
+      if (value.length >= SHARED_VALUE_MIN) quickLong = true;
+      return value.length + 2;
+    case 'number':
+      return Number.isFinite(value) ? 8 : -1;
+    case 'boolean':
+    case 'undefined':
+      return 5;
+    case 'object':
+      break;
+    default:
+      return -1;
+  }
+  if (value === null) return 5;
+  if (depth > MAX_STORED_DEPTH || ++quickNodes > QUICK_NODES) return -1;
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const inner = quickSize(value[i], depth + 1);
+      if (inner < 0) return -1;
+      bytes += inner + 1;
+    }
+  } else {
+    const proto = Object.getPrototypeOf(value) as object | null;
+    if (proto !== Object.prototype && proto !== null) return -1;
+    for (const key of Object.keys(value)) {
+      const inner = quickSize((value as Record<string, unknown>)[key], depth + 1);
+      if (inner < 0) return -1;
+      bytes += key.length + 4 + inner;
+    }
+  }
+  if (depth > 0 && bytes >= SHARED_VALUE_MIN) quickLong = true;
+  return bytes;
+}
+
+/** {@link quickSize} from the top of a value, and whether it holds anything a value table could share. */
+function quickMeasure(root: unknown): { bytes: number; long: boolean } {
+  quickNodes = 0;
+  quickLong = false;
+  const bytes = quickSize(root, 0);
+  return { bytes, long: quickLong };
 }
 
 /** The path and length of the longest string in a value, to say what made it too large. */
@@ -160,6 +218,16 @@ export function assertStorable(value: unknown, what: string): void {
 }
 
 /**
+ * {@link assertStorable}, returning about how many bytes the value's JSON takes: strings and keys
+ * are counted without escapes and numbers as 8, so the JSON may take up to 6 times as many UTF-8
+ * bytes (a control character is 6 bytes escaped), never more.
+ */
+export function storableSize(value: unknown, what: string): number {
+  const quick = quickMeasure(value).bytes;
+  return quick >= 0 ? quick : census(value, what).bytes;
+}
+
+/**
  * Serializes a JSON value for the store (a run's snapshot, an event, a journal entry), storing each
  * long value once: when a string of {@link SHARED_VALUE_MIN}+ characters, or an object about that
  * large, appears more than once (a reply that is also the next request, the last result and a
@@ -169,9 +237,12 @@ export function assertStorable(value: unknown, what: string): void {
  * `not_json` error naming its key path; one over `limit` bytes (after sharing) `value_too_large`.
  */
 export function encodeStored(root: unknown, what: string, limit: number = MAX_STORED_BYTES): string {
-  const found = census(root, what);
   // A value whose own top level looks like the table format is written in it, so it reads back as itself.
   const clashes = typeof root === 'object' && root !== null && !Array.isArray(root) && FORMAT_KEY in root;
+  // Most values hold no long string and no large object: plain JSON, known after one quick walk.
+  const quick = quickMeasure(root);
+  if (quick.bytes >= 0 && !quick.long && !clashes) return stringifyWithin(root, root, what, limit);
+  const found = census(root, what);
   if (!found.repeated && !clashes) return stringifyWithin(root, root, what, limit);
   const values: unknown[] = [];
   const refs = new Map<unknown, number>();

@@ -7,11 +7,11 @@ import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
-import { encodeStep } from './encodeStep.js';
+import { checkStep, encodeStep } from './encodeStep.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
-/** Step records written in one commit at most (a run whose nodes never yield still commits this often). */
+/** Macrosteps in one commit at most (a run whose nodes never yield still commits this often). */
 export const GROUP_STEPS = 64;
 /** A full snapshot is written after this many step records at the latest (bounds the work of a recovery). */
 export const SNAPSHOT_EVERY_STEPS = 1024;
@@ -43,10 +43,11 @@ export interface CheckpointerOptions {
 }
 
 /**
- * Writes a run's progress to its store, following the delta: each macrostep becomes a step record
- * (what changed in the persisted snapshot), and the records go in one compare-and-set transaction
- * with the events emitted meanwhile, once per event-loop turn or every {@link GROUP_STEPS} records
- * (group commit). A full snapshot is written at a wait, at the end, when the first checkpoint of a
+ * Writes a run's progress to its store, following the delta: each macrostep's change to the
+ * persisted snapshot is checked when it happens (a value that cannot be stored fails the run at
+ * that step), and once per event-loop turn or every {@link GROUP_STEPS} macrosteps (group commit)
+ * one step record, what changed since the last commit, goes in one compare-and-set transaction
+ * with the events emitted meanwhile. A full snapshot is written at a wait, at the end, when the first checkpoint of a
  * resumed leg is taken, and once the step records since the last one are as large as it was (or
  * {@link SNAPSHOT_EVERY_STEPS} of them): the store rebuilds the latest snapshot from the last one
  * plus the records. Nodes do not wait for step records, only for a full snapshot being written
@@ -69,11 +70,16 @@ export class Checkpointer implements TraceRecorder {
   /** The run was cancelled by someone else: only events are still written. */
   #eventsOnly = false;
   #timer: NodeJS.Timeout;
-  /** The persisted snapshot the next step record is taken against, and the status last written. */
+  /**
+   * The persisted snapshot the next commit's step record is taken against (where the last commit
+   * left the run), the one of the last macrostep, and the status last written.
+   */
   #base: Record<string, unknown> | null;
+  #latest: Record<string, unknown> | null;
   #status: StoredRunStatus;
-  /** Step records not yet queued for a commit. */
-  #steps: string[] = [];
+  /** Macrosteps that changed the snapshot since the last commit, and about how many bytes they changed. */
+  #pending = 0;
+  #pendingBytes = 0;
   #flushQueued = false;
   /** Bytes of the last full snapshot, and the step records (count, bytes) written since. */
   #snapshotBytes: number;
@@ -91,6 +97,7 @@ export class Checkpointer implements TraceRecorder {
     this.#status = record.status;
     this.#limit = store.maxValueBytes ?? MAX_STORED_BYTES;
     this.#base = store.appendSteps === undefined ? null : (options.base?.snapshot ?? null);
+    this.#latest = this.#base;
     this.#snapshotBytes = options.base?.bytes ?? 0;
     this.#timer = setInterval(() => void this.#renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.#timer.unref();
@@ -130,21 +137,25 @@ export class Checkpointer implements TraceRecorder {
     const context = actor.getSnapshot().context;
     const status: StoredRunStatus = context.status;
     const next = typedSnapshotFailure(actor, () => persistedSnapshot(actor));
-    if (this.#base !== null && status === 'running' && !this.#eventsOnly) {
-      const text = encodeStep(actor, this.#base, next, this.#options.secrets, this.#limit);
-      this.#base = next;
-      if (text === null) return;
-      this.#steps.push(text);
-      this.#logSteps += 1;
-      this.#logBytes += text.length;
-      const over = this.#snapshotBytes + this.#logBytes > this.#limit;
+    if (this.#latest !== null && status === 'running' && !this.#eventsOnly) {
+      const bytes = checkStep(actor, this.#latest, next, this.#options.secrets, this.#limit);
+      this.#latest = next;
+      if (bytes === null) return;
+      this.#pending += 1;
+      this.#pendingBytes += bytes;
+      const over = this.#snapshotBytes + this.#logBytes + this.#pendingBytes > this.#limit;
       if (!over && this.#logSteps < SNAPSHOT_EVERY_STEPS && this.#logBytes < Math.max(this.#snapshotBytes, SNAPSHOT_MIN_LOG_BYTES)) {
-        if (this.#steps.length >= GROUP_STEPS) this.#flush();
+        if (this.#pending >= GROUP_STEPS) this.#flush(actor);
         else if (!this.#flushQueued) {
           this.#flushQueued = true;
           setImmediate(() => {
             this.#flushQueued = false;
-            this.#flush();
+            try {
+              this.#flush(actor);
+            } catch (error) {
+              // A step record that cannot be encoded stops the run, as a failed write does.
+              this.#fail(error);
+            }
           });
         }
         return;
@@ -172,9 +183,15 @@ export class Checkpointer implements TraceRecorder {
   }
 
   /** Writes the remaining step records and events (run.completed) and stops renewing the lease. */
-  async close(): Promise<void> {
+  async close(actor: Actor<GraphMachine>): Promise<void> {
     clearInterval(this.#timer);
-    if (this.#steps.length > 0) this.#flush();
+    if (this.#pending > 0) {
+      try {
+        this.#flush(actor);
+      } catch (error) {
+        this.#fail(error);
+      }
+    }
     else if (this.#events.length > 0) this.#enqueueSnapshot({});
     await this.#chain;
   }
@@ -201,11 +218,15 @@ export class Checkpointer implements TraceRecorder {
     // Measured before anything changes: a value nested too deeply for JSON.stringify fails typed here.
     const bytes = this.#store.appendSteps === undefined ? 0 : typedSnapshotFailure(actor, () => JSON.stringify(stored).length);
     this.#status = status;
-    this.#steps = [];
+    this.#pending = 0;
+    this.#pendingBytes = 0;
     this.#logSteps = 0;
     this.#logBytes = 0;
     this.#snapshotBytes = bytes;
-    if (this.#store.appendSteps !== undefined) this.#base = next;
+    if (this.#store.appendSteps !== undefined) {
+      this.#base = next;
+      this.#latest = next;
+    }
     this.#enqueueSnapshot(patch);
   }
 
@@ -223,12 +244,21 @@ export class Checkpointer implements TraceRecorder {
     });
   }
 
-  /** Queues a commit of the step records and events so far. */
-  #flush(): void {
-    if (this.#steps.length === 0) return;
-    const steps = this.#steps;
+  /**
+   * Queues a commit of the steps and events so far: one step record, from where the last commit
+   * left the run to its last macrostep (the steps in between are never read back one by one).
+   */
+  #flush(actor: Actor<GraphMachine>): void {
+    if (this.#pending === 0 || this.#base === null || this.#latest === null) return;
+    const text = encodeStep(actor, this.#base, this.#latest, this.#options.secrets, this.#limit);
+    this.#base = this.#latest;
+    this.#pending = 0;
+    this.#pendingBytes = 0;
+    if (text === null) return;
+    this.#logSteps += 1;
+    this.#logBytes += text.length;
+    const steps = [text];
     const events = this.#events;
-    this.#steps = [];
     this.#events = [];
     const lastSeq = this.#lastSeq;
     this.#write(events, lastSeq, async () => {
@@ -263,11 +293,17 @@ export class Checkpointer implements TraceRecorder {
         }
         this.#version = next;
       } catch (error) {
-        this.#failure = error;
-        clearInterval(this.#timer);
-        this.#options.onFailed?.(error);
+        this.#fail(error);
       }
     });
+  }
+
+  /** Records the first failure: nothing is written after it, and the run is told to stop. */
+  #fail(error: unknown): void {
+    if (this.#failure !== null) return;
+    this.#failure = error;
+    clearInterval(this.#timer);
+    this.#options.onFailed?.(error);
   }
 
   async #renew(): Promise<void> {

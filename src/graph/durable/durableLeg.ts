@@ -113,7 +113,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     if (options.event !== undefined) actor.send(options.event);
     const output = await done;
     const run = finishRun(runtime, output);
-    await checkpointer.close();
+    await checkpointer.close(actor);
     if (checkpointer.fenced) {
       // Another process cancelled or recovered this run; report what the store says.
       const current = takenOver as RunRecord | null;

@@ -1,7 +1,7 @@
 import type { Actor } from 'xstate';
 import { diffSnapshot, type SnapshotPatch } from '../../persistence/snapshotPatch.js';
 import { StoreError } from '../../persistence/StoreError.js';
-import { encodeStored } from '../../persistence/storedJson.js';
+import { encodeStored, storableSize } from '../../persistence/storedJson.js';
 import { storableSnapshot } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
@@ -41,5 +41,34 @@ export function encodeStep(actor: Actor<GraphMachine>, base: Record<string, unkn
       if (error instanceof StoreError) encodeStored(takeSnapshot(actor, secrets, next), 'snapshot', limit);
       throw error;
     }
+  });
+}
+
+/**
+ * Checks what one macrostep changed in the persisted snapshot (`prev` → `next`) the way
+ * {@link encodeStep} would store it, without encoding it: a value that is not JSON or nested too
+ * deeply fails here, at its step, naming its key (`not_json`, `value_too_large`), and so does a
+ * change too large for one record. Returns about how many bytes the change takes (see
+ * `storableSize`), or null when nothing changed. The records themselves are encoded once per
+ * commit, for all the steps since the last one ({@link encodeStep} from the last committed
+ * snapshot): a recovery applies them in order, and needs only where each commit left the run.
+ */
+export function checkStep(actor: Actor<GraphMachine>, prev: Record<string, unknown>, next: Record<string, unknown>, secrets: readonly string[], limit: number): number | null {
+  return typedSnapshotFailure(actor, () => {
+    let bytes = 0;
+    let patch: SnapshotPatch | null;
+    try {
+      patch = diffSnapshot(prev, next, (value, keys) => {
+        bytes += storableSize(value, 'snapshot');
+        for (const key of keys) bytes += key.length + 16;
+      });
+    } catch (error) {
+      if (error instanceof StoreError) encodeStored(takeSnapshot(actor, secrets, next), 'snapshot', limit);
+      throw error;
+    }
+    if (patch === null) return null;
+    // JSON takes at most 6 bytes per counted one: only a change that could be over the limit is encoded to be sure.
+    if (bytes * 6 > limit) encodeStep(actor, prev, next, secrets, limit);
+    return bytes;
   });
 }
