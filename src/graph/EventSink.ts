@@ -1,7 +1,7 @@
 import { catchThenable } from './catchThenable.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import { CallbackError, type CallbackKind } from '../errors/CallbackError.js';
-import { redactEvent, type TraceEvent } from '../trace/TraceEvent.js';
+import { redactEventSafely, type TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { secretValues } from '../trace/redact.js';
@@ -141,12 +141,6 @@ export class EventSink {
   }
 
   #redact(event: WorkflowEvent): TraceEvent {
-    try {
-      return redactEvent(event, this.runSecrets());
-    } catch {
-      // A value that cannot be read (a throwing getter) must not cost the event its place in the log.
-      const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
-      return { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
-    }
+    return redactEventSafely(event, this.runSecrets());
   }
 }

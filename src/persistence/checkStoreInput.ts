@@ -1,4 +1,5 @@
 import { StoredRunStatus, type NewRun, type RunPatch, type StoredEvent } from './RunStore.js';
+import { EncodedEvent } from './EncodedEvent.js';
 import { StoreError } from './StoreError.js';
 
 const PATCH_FIELDS: ReadonlySet<string> = new Set(['status', 'snapshot', 'owner', 'leaseExpiresAt', 'waitReason', 'outputText', 'error', 'lastSeq']);
@@ -67,6 +68,8 @@ export function checkEvent(event: StoredEvent, field = 'event'): void {
   if (!isCount(event.seq) || event.seq < 1) refuse(`${field}.seq`, 'a positive integer', event.seq);
   if (!isText(event.type, 200)) refuse(`${field}.type`, 'a non-empty string of at most 200 characters', event.type);
   if (!isTime(event.at)) refuse(`${field}.at`, 'epoch milliseconds', event.at);
+  // An encoded event's data is an object by construction; reading it would parse it.
+  if (event instanceof EncodedEvent) return;
   if (typeof event.data !== 'object' || event.data === null || Array.isArray(event.data)) refuse(`${field}.data`, 'an object', event.data);
 }
 

@@ -1,4 +1,5 @@
 import { checkEvent, checkEventList } from './checkStoreInput.js';
+import { EncodedEvent } from './EncodedEvent.js';
 import type { StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
@@ -78,17 +79,32 @@ export function firstSeqs(events: readonly StoredEvent[]): RunSeqs {
   return runs;
 }
 
+/** An event's data as stored text: an encoded event's own JSON when it is within the limit. */
+export function eventData(event: StoredEvent, limit: number): string {
+  if (event instanceof EncodedEvent && !overLimit(event.json, limit)) return event.json;
+  return encodeStored(event.data, `event ${event.seq} (${event.type})`, limit);
+}
+
+const overLimit = (text: string, limit: number): boolean => text.length * 3 > limit && Buffer.byteLength(text, 'utf8') > limit;
+
 const single = (event: StoredEvent, limit: number): EventRow => ({
   runId: event.runId,
   seq: event.seq,
   type: event.type,
   at: event.at,
-  data: encodeStored(event.data, `event ${event.seq} (${event.type})`, limit),
+  data: eventData(event, limit),
 });
 
 /** Rows for consecutive events of one run, in ascending seq: one row when they fit in one value. */
 function groupRows(group: readonly StoredEvent[], limit: number): EventRow[] {
   if (group.length === 1) return [single(group[0]!, limit)];
+  const last = group[group.length - 1]!;
+  // Events the engine encoded already are joined as they are: the list encodeStored would write.
+  if (group.every((e) => e instanceof EncodedEvent)) {
+    const data = `[${group.map((e) => (e as EncodedEvent).json).join(',')}]`;
+    if (overLimit(data, limit)) return group.map((e) => single(e, limit));
+    return [{ runId: last.runId, seq: last.seq, type: EVENT_BATCH_TYPE, at: last.at, data }];
+  }
   const items = group.map((e) => (e.data.seq === e.seq && e.data.type === e.type && e.data.at === e.at ? e.data : [e.seq, e.type, e.at, e.data]));
   let data: string;
   try {
@@ -99,7 +115,6 @@ function groupRows(group: readonly StoredEvent[], limit: number): EventRow[] {
     // outgrow a value get a row each.
     return group.map((e) => single(e, limit));
   }
-  const last = group[group.length - 1]!;
   return [{ runId: last.runId, seq: last.seq, type: EVENT_BATCH_TYPE, at: last.at, data }];
 }
 

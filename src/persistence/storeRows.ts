@@ -3,6 +3,7 @@ import { RunRecord, SNAPSHOT_SCHEMA_VERSION, type NewRun, type RunPatch, type St
 import { StoreError } from './StoreError.js';
 import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
 import { applySnapshotPatch } from './snapshotPatch.js';
+import { eventData } from './eventRows.js';
 
 /** A runs row as both SQL stores read it (snake_case columns, JSON as text, times as numbers). */
 export interface RunRow {
@@ -114,7 +115,7 @@ export function encodeEvents(events: readonly StoredEvent[], limit: number = MAX
   checkEventList(events);
   return events.map((event, i) => {
     checkEvent(event, `events[${i}]`);
-    return encodeStored(event.data, `event ${event.seq} (${event.type})`, limit);
+    return eventData(event, limit);
   });
 }
 

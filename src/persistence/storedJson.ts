@@ -237,11 +237,11 @@ export function storableSize(value: unknown, what: string): number {
  * `not_json` error naming its key path; one over `limit` bytes (after sharing) `value_too_large`.
  */
 export function encodeStored(root: unknown, what: string, limit: number = MAX_STORED_BYTES): string {
+  // Most values hold no long string and no large object: plain JSON, known after one quick walk.
+  const plain = encodePlainStored(root, what, limit);
+  if (plain !== null) return plain;
   // A value whose own top level looks like the table format is written in it, so it reads back as itself.
   const clashes = typeof root === 'object' && root !== null && !Array.isArray(root) && FORMAT_KEY in root;
-  // Most values hold no long string and no large object: plain JSON, known after one quick walk.
-  const quick = quickMeasure(root);
-  if (quick.bytes >= 0 && !quick.long && !clashes) return stringifyWithin(root, root, what, limit);
   const found = census(root, what);
   if (!found.repeated && !clashes) return stringifyWithin(root, root, what, limit);
   const values: unknown[] = [];
@@ -276,6 +276,19 @@ export function encodeStored(root: unknown, what: string, limit: number = MAX_ST
   };
   const body = encode(root);
   return stringifyWithin({ [FORMAT_KEY]: TABLE_FORMAT, values, value: body }, root, what, limit);
+}
+
+/**
+ * {@link encodeStored} for a value it writes as plain JSON (JSON only, no string of
+ * {@link SHARED_VALUE_MIN}+ characters, no object about that large inside it, not looking like the
+ * table format); null for any other value, which needs the full encoder. Such texts joined as a
+ * JSON list are what {@link encodeStored} writes for the list.
+ */
+export function encodePlainStored(root: unknown, what: string, limit: number = MAX_STORED_BYTES): string | null {
+  const clashes = typeof root === 'object' && root !== null && !Array.isArray(root) && FORMAT_KEY in root;
+  if (clashes) return null;
+  const quick = quickMeasure(root);
+  return quick.bytes >= 0 && !quick.long ? stringifyWithin(root, root, what, limit) : null;
 }
 
 /** Parses a value written by {@link encodeStored} (or plain JSON written before it existed). */

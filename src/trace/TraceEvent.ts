@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { WorkflowEvent } from '../graph/WorkflowEvent.js';
-import { redactFields } from './redact.js';
+import { redactFields, redactsToItself } from './redact.js';
 
 /**
  * An event as it leaves a run, for recorders, exporters and the run store's event log: the same
@@ -35,4 +35,22 @@ const ENVELOPE: ReadonlySet<string> = new Set(['traceId', 'spanId', 'parentSpanI
 export function redactEvent(event: WorkflowEvent, secrets: readonly string[]): TraceEvent {
   // The ids and numbers of the envelope are the engine's own: copied, not scanned.
   return redactFields(event, secrets, ENVELOPE) as TraceEvent;
+}
+
+/**
+ * {@link redactEvent}, except that an event with a value that cannot be read (a getter that throws)
+ * keeps its envelope and is marked `unreadable`: it must not lose its place in a log.
+ */
+export function redactEventSafely(event: WorkflowEvent, secrets: readonly string[]): TraceEvent {
+  try {
+    return redactEvent(event, secrets);
+  } catch {
+    const { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId } = event;
+    return { type, runId, seq, at, traceId, spanId, parentSpanId, path, nodeId, unreadable: true };
+  }
+}
+
+/** True when {@link redactEvent} would give back a copy equal to the event itself (nothing to remove). */
+export function eventRedactsToItself(event: WorkflowEvent, secrets: readonly string[]): boolean {
+  return redactsToItself(event, secrets, ENVELOPE);
 }

@@ -19,7 +19,9 @@ export interface TraceRecorder {
   /**
    * True for a recorder that reads only the engine's own fields (ids, times, node ids, token
    * counts) and keeps none of an event's payload, such as `TransitionRecorder`: it is handed each
-   * event as the run made it, neither redacted nor copied, and must not change it. Default false.
+   * event as the run made it, neither redacted nor copied, and must not change it. The run store's
+   * event log (a stored run's checkpointer) takes raw events too, and redacts what it keeps itself.
+   * Default false.
    */
   readonly rawEvents?: boolean;
   /**

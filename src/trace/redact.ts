@@ -167,6 +167,45 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
   return walk(value, true);
 }
 
+/** How deep {@link redactsToItself} looks before it leaves a value to {@link redactFields}. */
+const UNCHANGED_MAX_DEPTH = 64;
+
+/**
+ * True when {@link redactFields} would give back a plain copy equal to `value` (nothing to scrub,
+ * drop or convert), so the value itself can be written instead; false when in doubt (a value deeper
+ * than 64 levels, a getter that throws). It walks the value without copying it.
+ */
+export function redactsToItself(value: unknown, secrets: readonly string[], verbatim: ReadonlySet<string> | null): boolean {
+  let clean = cleanStrings.get(secrets);
+  if (clean === undefined) cleanStrings.set(secrets, (clean = new Set()));
+  try {
+    return unchanged(value, secrets, clean, verbatim, 0);
+  } catch {
+    return false;
+  }
+}
+
+function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, verbatim: ReadonlySet<string> | null, depth: number): boolean {
+  if (typeof v === 'string') return scrubCached(v, secrets, clean) === v;
+  if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol';
+  if (depth >= UNCHANGED_MAX_DEPTH) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!unchanged(v[i], secrets, clean, null, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v) as object | null;
+  if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function' || isBufferJson(v)) return false;
+  for (const key of Object.keys(v)) {
+    if (depth === 0 && verbatim !== null && verbatim.has(key)) continue;
+    if (key.startsWith('__')) return false;
+    const inner = (v as Record<string, unknown>)[key];
+    if (inner !== null && inner !== undefined && isSecretKey(key)) {
+      if (inner !== REDACTED) return false;
+    } else if (!unchanged(inner, secrets, clean, null, depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * True when a JSON value contains, in any string, something {@link scrubString} would replace.
  * Snapshots are checked with this and scrubbed only when needed, since most contain nothing.

@@ -1,11 +1,13 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
-import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
+import { EncodedEvent } from '../../persistence/EncodedEvent.js';
+import { encodePlainStored, encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
-import type { TraceEvent } from '../../trace/TraceEvent.js';
+import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
+import type { WorkflowEvent } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
@@ -113,13 +115,27 @@ export class Checkpointer implements TraceRecorder {
     return this.#failure;
   }
 
-  /** Buffers a (redacted) event for the next write, in this run's log. */
+  /**
+   * Handed each event as the run made it: the checkpointer redacts what it keeps itself, and most
+   * events have nothing to redact, so they are encoded once, as they are, without a redacted copy.
+   */
+  readonly rawEvents = true;
+
+  /** Buffers an event, redacted and (mostly) encoded, for the next write, in this run's log. */
   record(event: TraceEvent): void {
     this.#lastSeq = event.seq;
     if (LIVE_ONLY.has(event.type)) return;
+    const secrets = this.#options.secrets;
     // A specialist's events (its own runId in the data) take the run's next seq: they belong in the
     // run's log, so a replay of the run sees its specialists too.
-    this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event });
+    let json: string | null = null;
+    try {
+      if (eventRedactsToItself(event as WorkflowEvent, secrets)) json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.seq, event.type, event.at, json));
+    else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: redactEventSafely(event as WorkflowEvent, secrets) });
   }
 
   /**

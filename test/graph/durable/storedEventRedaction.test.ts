@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryRecorder, StateGraph } from '../../../src/index.js';
+import { memoryTarget, sqliteTarget } from '../../persistence/storeTargets.js';
+
+const SECRET = 'sv-stored-event-secret-0123456789';
+const IMAGE = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUg'.repeat(20)}`;
+const LONG = `long ${'z'.repeat(3000)}`;
+
+afterEach(() => {
+  delete process.env.STORED_EVENT_TEST_API_KEY;
+});
+
+/** Results (JSON, as a stored snapshot holds them) that need every kind of redaction, one per step, and plain ones between them. */
+const RESULTS: Array<() => unknown> = [
+  () => ({ outputText: 'plain', rawResponse: { id: 'r1', items: [1, 2, { ok: true }], nothing: null } }),
+  () => ({ outputText: `key ${SECRET} inside`, rawResponse: { apiKey: 'sk-abcdefghijklmnopqrstuvwxyz', nested: { authorization: 'Bearer abcdefghijkl' } } }),
+  () => ({ outputText: 'image', rawResponse: { picture: IMAGE, __raw: { hidden: 1 }, list: [IMAGE] } }),
+  () => ({ outputText: 'keys', rawResponse: { password: 'hunter2hunter2', cookie: null, headers: { 'x-api-key': 'abcdefgh12345678' }, text: `api_key=${'k'.repeat(12)}` } }),
+  () => ({ outputText: LONG, rawResponse: { again: LONG, big: { text: LONG } } }),
+  () => ({ outputText: 'blob', rawResponse: { blob: 'QUJD'.repeat(100), buffer: { type: 'Buffer', data: [1, 2, 3] } } }),
+  () => ({ outputText: 'plain again', rawResponse: { deep: { a: { b: { c: { d: [null, 'x'] } } } } } }),
+];
+
+describe('the events a stored run keeps', () => {
+  for (const make of [sqliteTarget, memoryTarget]) {
+    it(`are redacted exactly as a recorder of the run gets them (${make.name})`, async () => {
+      process.env.STORED_EVENT_TEST_API_KEY = SECRET;
+      const target = make();
+      try {
+        let graph = new StateGraph({ name: 'redacted-events', maxSteps: RESULTS.length });
+        RESULTS.forEach((result, i) => {
+          graph = graph.addNode(`n${i}`, () => result() as never);
+          if (i > 0) graph = graph.addEdge(`n${i - 1}`, `n${i}`);
+        });
+        graph = graph.start('n0');
+        const recorder = new MemoryRecorder();
+        const run = await graph.run('go', { store: target.store, recorders: [recorder] });
+        expect(run.status, JSON.stringify(run.error)).toBe('completed');
+        const stored = await target.store.listEvents(run.runId);
+        expect(stored.map((e) => e.seq)).toEqual(recorder.events.map((e) => e.seq));
+        expect(stored.map((e) => e.data)).toEqual(JSON.parse(JSON.stringify(recorder.events)));
+        const text = JSON.stringify(stored);
+        expect(text).not.toContain(SECRET);
+        expect(text).not.toContain('sk-abcdefghijklmnop');
+        expect(text).not.toContain(IMAGE.slice(22, 80));
+        expect(text).not.toContain('__raw');
+      } finally {
+        await target.close();
+      }
+    });
+  }
+});
