@@ -25,4 +25,9 @@ export class EncodedEvent implements StoredEvent {
   get data(): Record<string, unknown> {
     return (this.#data ??= JSON.parse(this.json) as Record<string, unknown>);
   }
+
+  /** The event as a plain stored event (a store that serializes whole events gets its data). */
+  toJSON(): StoredEvent {
+    return { runId: this.runId, seq: this.seq, type: this.type, at: this.at, data: this.data };
+  }
 }
