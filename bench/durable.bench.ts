@@ -47,6 +47,24 @@ function loop(c: Case): StateGraph {
     .addEdge('b', 'a');
 }
 
+/**
+ * The process's CPU time (user + system) a task takes, in milliseconds: on a loaded machine the
+ * wall time is mostly waiting for a core, which CPU time leaves out. The task resolves to it, for
+ * {@link pairedRatios} with {@link cpuTime}.
+ */
+function cpuTimed(task: () => Promise<unknown>): () => Promise<number> {
+  return async () => {
+    const start = process.cpuUsage();
+    await task();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+}
+const cpuTime = async (task: () => Promise<unknown>): Promise<number> => {
+  collectGarbage();
+  return (await task()) as number;
+};
+
 /** Bytes this process handed to write(2) so far (Linux), or null elsewhere. */
 function writtenBytes(): number | null {
   try {
@@ -72,6 +90,7 @@ for (const c of CASES) {
   for (const { name, store } of stores) {
     const durable = () => graph.run('go', { store });
     const ratios = await pairedRatios(memory, durable, PAIRS);
+    const cpuRatios = await pairedRatios(cpuTimed(memory), cpuTimed(durable), PAIRS, cpuTime);
     const mem: number[] = [];
     const sql: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -88,7 +107,7 @@ for (const c of CASES) {
     const stored = size.snapshotBytes + size.eventBytes + size.journalBytes;
     const written = before === null || after === null || name !== 'SQLite' ? '—' : `${((after - before) / c.steps).toFixed(0)} B`;
     rows.push(
-      `| ${c.label} | ${name} | ${median(mem).toFixed(1)} | ${median(sql).toFixed(1)} | **${median(ratios).toFixed(2)}×** | ${written} | ${(stored / c.steps).toFixed(0)} B |`,
+      `| ${c.label} | ${name} | ${median(mem).toFixed(1)} | ${median(sql).toFixed(1)} | **${median(ratios).toFixed(2)}×** | ${median(cpuRatios).toFixed(2)}× | ${written} | ${(stored / c.steps).toFixed(0)} B |`,
     );
     console.log(rows.at(-1));
   }
@@ -149,8 +168,8 @@ for (const { store } of stores) await store.close();
 rmSync(dir, { recursive: true, force: true });
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const stepTable = `| Run | store | µs/step in memory | µs/step durable | durable ÷ memory (median of ${PAIRS} paired ratios) | bytes written per step (write(2), WAL included) | bytes stored per step |
-|---|---|---|---|---|---|---|
+const stepTable = `| Run | store | µs/step in memory | µs/step durable | durable ÷ memory (median of ${PAIRS} paired ratios) | same, process CPU time | bytes written per step (write(2), WAL included) | bytes stored per step |
+|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
 const tokenTable = `| First token of a 200-token streamed answer (local OpenAI-compatible server, median of 31) | time |
 |---|---|
@@ -167,13 +186,16 @@ writeResultsSection(
   `## Durable runs (bench/durable.bench.ts)
 
 Measured ${new Date().toISOString()} on Node ${process.version}, load average ${load} at the start (a shared
-2-core machine). A durable step appends a step record (what changed in the persisted snapshot;
-the first leg's node in flight is left out of it and put back on resume); records are committed in
-groups (once per event-loop turn, at most 64 per commit) with the events emitted meanwhile, which
-go in one row per commit (a stored JSON list keyed by its last seq); a full snapshot is written at
-waits, at the end, and once the records since the last one are as large as it was (at least 64 KiB,
-at most 1,024 records); recovery rebuilds the latest snapshot from the last one plus the records.
-Token deltas are live only. On this shared machine the load moves the ratios by ±30 % between
+2-core machine). Each durable step's change to the persisted snapshot is checked when it happens
+(a value that cannot be stored fails the run at that step); commits are grouped (once per
+event-loop turn, at most 64 steps per commit) and each writes one step record, what changed since
+the last commit (the first leg's node in flight is left out of it and put back on resume), with the
+events emitted meanwhile in one row (a stored JSON list keyed by its last seq; an event with nothing
+to redact is encoded once, as it is); a full snapshot is written at waits, at the end, and once the
+records since the last one are as large as it was (at least 64 KiB, at most 1,024 records);
+recovery rebuilds the latest snapshot from the last one plus the records. Token deltas are live only.
+The CPU-time column pairs the same runs again by the process's CPU time: at a high load the wall
+time is mostly waiting for a core, which CPU time leaves out. On this shared machine the load moves the ratios by ±30 % between
 runs: compare figures of one run, or runs at the same load.
 
 ${stepTable}
@@ -196,14 +218,29 @@ History of this benchmark (durable ÷ memory for the three runs above):
   0.81×, 0.73× what it did (117 → 74, 127 → 94, 102 → 71 µs). This benchmark run back to back with
   the same run of commit f5ad476 (load 10–11) gave 5.40× / 8.67× / 6.20× before and the figures
   above after (the load moves single runs this much); bytes written per step 2,662 → 1,747 on the
-  2-node loop.
+  2-node loop;
+- one step record per commit instead of one per step (each step's change still checked at its
+  step), stored values measured in one quick walk (the census with its maps only where a value
+  table may apply), events with nothing to redact encoded once as they are (no redacted copy, no
+  census), commits 825a68c and c71f661 (2026-12-04). Both trees in one process, memory/durable
+  before/after alternated 15 times (8 at 4,000 steps), process CPU time per step (wall time at
+  load 17–23 is mostly waiting for a core): durable ÷ memory 4.26× → 3.49×, 4.70× → 3.54×,
+  4.30× → 3.14×; a durable step costs 0.70×, 0.66×, 0.75× the CPU it did (175 → 125, 168 → 128,
+  105 → 77 µs at that load). The same pairs in wall time: 5.40× → 3.05×, 6.01× → 2.96×,
+  5.43× → 2.66× (durable 0.77×, 0.77×, 0.69×).
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): the step targets are not met. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
-profile of the durable loop (node --cpu-prof) at this commit: XState's own transition about
-30 %, building, redacting and encoding three events per step about 20 %, the step record (diff, scrub, encode) about 14 %, SQLite's transaction about 12 %,
-garbage collection about 13 %. The first-token figure swings with the load by more than the target
+profile of the durable loop (node --cpu-prof, 250 runs of 1,000 steps, load 22–25) after commit
+c71f661: the engine (XState's transitions, the nodes, the state map) about 31 %; the three events
+per step about 25 % (building and delivering them 10.5 %, checking that nothing needs redacting
+and encoding them 14.5 %); SQLite's transaction 14 % (the events are most of the bytes: about
+1.2 KB of the row per step, their envelope repeating run id, trace id and spans); garbage
+collection 12 %; the per-step check of the snapshot's change (persisted snapshot, diff, measure)
+6 %; building the commit's rows 3.4 %; the one step record per commit under 1 %. What is left for
+the targets is in the events: a stored log that keeps each event's envelope once per commit (not
+per event) and builds it without the stamped copy. The first-token figure swings with the load by more than the target
 (−3.2 ms at load 2.1, +9.7 ms at load 18, +1.7 ms above at load 11), so it is not shown to be
 met; a durable run's first node starts 0.4–0.6 ms later than in
 memory at load 16–19 (the run row is inserted first; measured with a one-node graph, 250 runs).`,

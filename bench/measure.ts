@@ -72,15 +72,21 @@ export function concurrently<T>(count: number, task: () => Promise<T>): Promise<
  * drifts over seconds hits both halves of a pair alike, so the median ratio stays steady where
  * medians taken separately do not.
  */
-export async function pairedRatios(a: () => Promise<unknown>, b: () => Promise<unknown>, pairs: number): Promise<number[]> {
+export async function pairedRatios(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  pairs: number,
+  /** How one run is measured (default: wall time after a full GC, {@link timeOnce}). */
+  time: (task: () => Promise<unknown>) => Promise<number> = timeOnce,
+): Promise<number[]> {
   const ratios: number[] = [];
   for (let i = 0; i < pairs; i++) {
     if (i % 2 === 0) {
-      const ta = await timeOnce(a);
-      ratios.push((await timeOnce(b)) / ta);
+      const ta = await time(a);
+      ratios.push((await time(b)) / ta);
     } else {
-      const tb = await timeOnce(b);
-      ratios.push(tb / (await timeOnce(a)));
+      const tb = await time(b);
+      ratios.push(tb / (await time(a)));
     }
   }
   return ratios;
