@@ -190,9 +190,15 @@ export class Checkpointer implements TraceRecorder {
   pause(actor: Actor<GraphMachine>, persisted: Record<string, unknown>, waiting: NonNullable<GraphMachineContext['waiting']>): void {
     const secrets = this.#options.secrets;
     const context = persisted['context'] as GraphMachineContext;
-    const stored = takeSnapshot(actor, secrets, { ...persisted, context: { ...context, waiting } });
+    const paused = { ...persisted, context: { ...context, waiting } };
+    const stored = takeSnapshot(actor, secrets, paused);
     this.#status = 'waiting';
-    this.#steps = [];
+    this.#pending = 0;
+    this.#pendingBytes = 0;
+    if (this.#base !== null) {
+      this.#base = paused;
+      this.#latest = paused;
+    }
     this.#logSteps = 0;
     this.#logBytes = 0;
     this.#enqueueSnapshot({ status: 'waiting', snapshot: stored, waitReason: scrubString(waiting.reason, secrets), owner: null, leaseExpiresAt: null });
