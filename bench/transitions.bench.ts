@@ -9,8 +9,9 @@ import { writeResultsSection } from './resultsSection.js';
  * `npm run bench:transitions` (and part of `npm run bench`): what recording every step transition
  * costs a 10,000-step loop, as back-to-back pairs of the same loop without and with the recorder
  * (ratio with ÷ without per pair, median of the pairs). Also, for comparison, the same loop with a
- * MemoryRecorder (every event redacted and kept), and the JSONL transition recorder (a synchronous
- * append per transition). Stored runs derive their transitions from the event log they already
+ * MemoryRecorder (every event redacted and kept), and the JSONL transition recorder (batched
+ * synchronous appends). Transition recorders take the light path (unstamped events, see
+ * `HopListener`); the no-op onEvent listener shows what building the stamped events costs. Stored runs derive their transitions from the event log they already
  * write, so they pay nothing more.
  */
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
@@ -42,7 +43,7 @@ const variants: { name: string; recorders: () => TraceRecorder[] }[] = [
   { name: 'TransitionRecorder (records kept in memory)', recorders: () => [new TransitionRecorder()] },
   { name: 'TransitionRecorder counting (onTransition, nothing kept)', recorders: () => [new TransitionRecorder({ onTransition: () => undefined })] },
   { name: 'for comparison: a no-op onEvent listener (the engine builds its events, nobody keeps them)', recorders: () => [] },
-  { name: 'JsonlTransitionRecorder (sync append per transition)', recorders: () => [new JsonlTransitionRecorder(join(dir, `t-${Math.random()}.jsonl`))] },
+  { name: 'JsonlTransitionRecorder (batched appends)', recorders: () => [new JsonlTransitionRecorder(join(dir, `t-${Math.random()}.jsonl`))] },
   { name: 'for comparison: MemoryRecorder (every event redacted and kept)', recorders: () => [new MemoryRecorder()] },
 ];
 
@@ -86,6 +87,9 @@ ${loadBefore.toFixed(1)} at the start (per row below, at the row's start).
 ${rows.join('\n')}
 
 Without any recorder a run builds no events at all (nothing listens), so the default costs nothing.
+Transition recorders take the light path (\`TraceRecorder.hops\`): the engine hands them its events
+unstamped (no envelope, sequence number, span ids, copy or redaction) and reads the clock only for
+the events that end a step; the JSONL recorder appends in batches (256 lines, a run's end, 1 s).
 Stored runs derive their transitions from the event log they already write (\`storedTransitions\`),
 so they add no write per step.`,
   );
