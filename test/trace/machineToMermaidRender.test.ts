@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -72,6 +73,12 @@ describe('machineToMermaid in the Mermaid library', () => {
     expect(drawn.labels).toContain('any step on workflow:end (abort, terminate, spent loop fuse)');
     expect(drawn.labels.filter((t) => /transition|^n_|9007199254740991/.test(t))).toEqual([]);
     expect(stateEdges(text).filter((l) => / --> (maxSteps|failed)\b/.test(l))).toEqual([]);
+  }, 60_000);
+
+  it("renders the README's Mermaid example", async () => {
+    const blocks = [...readFileSync('README.md', 'utf8').matchAll(/^( *)```mermaid\n([\s\S]*?)^\1```$/gm)].map((m) => m[2]!);
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) expect((await render(block)).labels).toEqual(expect.arrayContaining(['tool_plan', 'ask_order', 'waiting for a reply']));
   }, 60_000);
 
   it('renders a graph whose ids and route keys hold Mermaid syntax, as written', async () => {
