@@ -222,18 +222,20 @@ History of this benchmark (durable ÷ memory for the three runs above):
 - one step record per commit instead of one per step (each step's change still checked at its
   step), stored values measured in one quick walk (the census with its maps only where a value
   table may apply), events with nothing to redact encoded once as they are (no redacted copy, no
-  census), commits 825a68c and c71f661 (2026-12-04). Both trees in one process, memory/durable
+  census), commits e4a10de and db6f482 (2026-12-04). Both trees in one process, memory/durable
   before/after alternated 15 times (8 at 4,000 steps), process CPU time per step (wall time at
   load 17–23 is mostly waiting for a core): durable ÷ memory 4.26× → 3.49×, 4.70× → 3.54×,
   4.30× → 3.14×; a durable step costs 0.70×, 0.66×, 0.75× the CPU it did (175 → 125, 168 → 128,
   105 → 77 µs at that load). The same pairs in wall time: 5.40× → 3.05×, 6.01× → 2.96×,
-  5.43× → 2.66× (durable 0.77×, 0.77×, 0.69×).
+  5.43× → 2.66× (durable 0.77×, 0.77×, 0.69×). Bytes written per step on the 2-node loop
+  1,747 → 1,310 (1,314 with 10 KB; one run each at load 22); a single run's figure can include a
+  WAL checkpoint (the 4,186 B in the table above is one run, not re-measured).
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): the step targets are not met. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
 profile of the durable loop (node --cpu-prof, 250 runs of 1,000 steps, load 22–25) after commit
-c71f661: the engine (XState's transitions, the nodes, the state map) about 31 %; the three events
+db6f482: the engine (XState's transitions, the nodes, the state map) about 31 %; the three events
 per step about 25 % (building and delivering them 10.5 %, checking that nothing needs redacting
 and encoding them 14.5 %); SQLite's transaction 14 % (the events are most of the bytes: about
 1.2 KB of the row per step, their envelope repeating run id, trace id and spans); garbage
