@@ -55,7 +55,9 @@ describe('stored-run commands', () => {
 
   it('explains bad arguments', () => {
     expect(cli('runs', '--status', 'sleeping').stderr).toContain('--status must be one of queued, running, waiting');
-    expect(cli('resume', 'x').stderr).toContain('give the reply with exactly one of --reply <text> or --reply-json <json>');
+    // No reply is how a run paused at a breakpoint goes on, so an unknown run is what is wrong here.
+    expect(cli('resume', 'x').stderr).toContain('[run_not_found]');
+    expect(cli('resume', 'x', '--reply', 'ok', '--reply-json', '{}').stderr).toContain('give the reply with exactly one of --reply <text> or --reply-json <json>');
     expect(cli('resume', 'x', '--reply-json', '{nope').stderr).toContain('--reply-json is not JSON');
     expect(cli('show', 'no-such-run').stderr).toContain('run not found: no-such-run [run_not_found]');
     expect(cli('start', 'nope', 'x').stderr).toContain('no graph named "nope" is registered; known: customer-service, refund-approval');
