@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BudgetError, Workflow, step, type ModelClient, type RunStore, type Step } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { memoryTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { memoryTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /** Each turn reports 100 tokens. */
 const scripted = (turns: number) => new ScriptedModel(Array.from({ length: turns }, (_, i) => ({ text: `answer ${i + 1}`, usage: { inputTokens: 60, outputTokens: 40, totalTokens: 100 } })));
@@ -34,16 +34,7 @@ const targets: Array<[string, (() => StoreTarget) | null]> = [
   ['stored in a MemoryRunStore', memoryTarget],
 ];
 
-const open: StoreTarget[] = [];
-afterEach(async () => {
-  for (const target of open.splice(0)) await target.close();
-});
-const storeOf = (make: (() => StoreTarget) | null): RunStore | undefined => {
-  if (make === null) return undefined;
-  const target = make();
-  open.push(target);
-  return target.store;
-};
+const storeOf = storesClosedAfterEach();
 
 describe.each(targets)('a budget spent inside a nested step, %s', (_where, make) => {
   it.each(SHAPES)('in %s ends the run budget-exceeded with the last completed output', async (_shape, shape) => {

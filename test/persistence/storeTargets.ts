@@ -88,3 +88,23 @@ export function useStoreTarget(makeTarget: () => StoreTarget): () => StoreTarget
     return target;
   };
 }
+
+/**
+ * Opens stores on demand inside the tests of one file and closes each after the test that opened
+ * it. `null` stands for a run without a store and gives `undefined`.
+ */
+export function storesClosedAfterEach(): {
+  (make: () => StoreTarget): RunStore;
+  (make: (() => StoreTarget) | null): RunStore | undefined;
+} {
+  const open: StoreTarget[] = [];
+  afterEach(async () => {
+    for (const target of open.splice(0)) await target.close();
+  });
+  return ((make: (() => StoreTarget) | null) => {
+    if (make === null) return undefined;
+    const target = make();
+    open.push(target);
+    return target.store;
+  }) as { (make: () => StoreTarget): RunStore; (make: (() => StoreTarget) | null): RunStore | undefined };
+}

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CheckpointManager,
   END,
@@ -10,7 +10,7 @@ import {
   step,
   type RunStore,
 } from '../../src/index.js';
-import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /** Counts executions per step; the third step fails while `outage.on` is true (a transient fault). */
 function counters() {
@@ -66,15 +66,7 @@ const targets: Array<[string, () => StoreTarget]> = [
   ['SQLite', sqliteTarget],
   ['PostgreSQL', postgresTarget],
 ];
-const open: StoreTarget[] = [];
-afterEach(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
-const storeOf = (make: () => StoreTarget): RunStore => {
-  const t = make();
-  open.push(t);
-  return t.store;
-};
+const storeOf = storesClosedAfterEach();
 
 describe.each(targets)('checkpointingStepRunner with step records in %s', (_name, make) => {
   it('a graph whose third step failed once: after resetFailedSteps, the same run id reuses steps one and two and ends as an uninterrupted run', async () => {

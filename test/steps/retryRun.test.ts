@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { AgentContext, END, MemoryRunStore, RunStateError, StateGraph, Workflow, checkpointingStepRunner, retryRun, step, type RunStore } from '../../src/index.js';
-import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { describe, expect, it } from 'vitest';
+import { AgentContext, END, MemoryRunStore, RunStateError, StateGraph, Workflow, checkpointingStepRunner, retryRun, step } from '../../src/index.js';
+import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /** A gate step three waits on (open by default), and an outage that makes it fail. */
 function controls() {
@@ -43,15 +43,7 @@ const targets: Array<[string, () => StoreTarget]> = [
   ['SQLite', sqliteTarget],
   ['PostgreSQL', postgresTarget],
 ];
-const open: StoreTarget[] = [];
-afterEach(async () => {
-  for (const t of open.splice(0)) await t.close();
-});
-const storeOf = (make: () => StoreTarget): RunStore => {
-  const t = make();
-  open.push(t);
-  return t.store;
-};
+const storeOf = storesClosedAfterEach();
 
 describe.each(targets)('retryRun on %s', (_name, make) => {
   it('starts the failed run again with the initial state it was started with, reusing the completed steps', async () => {
