@@ -122,15 +122,25 @@ export class EventSink {
   }
 
   #record(event: WorkflowEvent): void {
-    // Redacted lazily: a run whose only recorders take raw events pays for no redaction.
+    // Redacted only when a recorder takes redacted events: a run whose only recorders take raw
+    // events pays for no redaction. Once it is redacted, a raw recorder that can take the redacted
+    // copy (the run store's event log) gets it, so the event is not checked for redaction twice.
     let traced: TraceEvent | null = null;
+    for (const recorder of this.recorders) {
+      if (recorder.rawEvents !== true && !this.#failed.has(recorder)) {
+        traced = this.#redact(event);
+        break;
+      }
+    }
     for (const recorder of this.recorders) {
       if (this.#failed.has(recorder)) continue;
       if (recorder.rawEvents === true) {
-        this.#call('recorder', recorder, () => recorder.record(event as TraceEvent));
+        const redacted = traced;
+        if (redacted !== null && recorder.recordRedacted !== undefined) this.#call('recorder', recorder, () => recorder.recordRedacted!(redacted));
+        else this.#call('recorder', recorder, () => recorder.record(event as TraceEvent));
         continue;
       }
-      const redacted = (traced ??= this.#redact(event));
+      const redacted = traced!;
       this.#call('recorder', recorder, () => recorder.record(redacted));
     }
   }

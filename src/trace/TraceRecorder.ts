@@ -25,6 +25,12 @@ export interface TraceRecorder {
    */
   readonly rawEvents?: boolean;
   /**
+   * For a `rawEvents` recorder that redacts what it keeps: when the run has already redacted the
+   * event for another recorder, it hands that copy here instead of the raw event to `record`, so
+   * the event is redacted once. Optional.
+   */
+  recordRedacted?(event: TraceEvent): void;
+  /**
    * The light path, for a recorder that needs only a run's step transitions, such as
    * `TransitionRecorder`: runs hand each event to this listener unstamped and build no trace event
    * for the recorder (its `record` is then not called by runs). See {@link HopListener}.

@@ -113,7 +113,8 @@ async function costOfRun(key: string, subscribers: number | null): Promise<{ str
     const event = arg as { runId?: unknown; seq?: unknown } | null;
     return typeof event === 'object' && event !== null && event.runId === runId && runId !== '' && typeof event.seq === 'number' ? String(event.seq) : null;
   });
-  const keys = countCalls(Object, 'keys', (arg) => (arg === marker ? 'marker' : null));
+  // The marker or a redacted copy of it (same note): walking either is work done for this event.
+  const keys = countCalls(Object, 'keys', (arg) => (arg === marker || (typeof arg === 'object' && arg !== null && (arg as { note?: unknown }).note === marker.note) ? 'marker' : null));
   try {
     if (subscribers === null) {
       const manager = new RunManager({ store: wb.store, graphs: [markedGraph(gates, markers)] });

@@ -138,6 +138,20 @@ export class Checkpointer implements TraceRecorder {
     else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: redactEventSafely(event as WorkflowEvent, secrets) });
   }
 
+  /** Buffers an event the run has already redacted (for another recorder): encoded once, not checked for redaction again. */
+  recordRedacted(event: TraceEvent): void {
+    this.#lastSeq = event.seq;
+    if (LIVE_ONLY.has(event.type)) return;
+    let json: string | null = null;
+    try {
+      json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.seq, event.type, event.at, json));
+    else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event });
+  }
+
   /**
    * Resolves when a full snapshot queued so far is written (one microtask later, so the current
    * step's checkpoint is included); step records are not waited for.
