@@ -112,6 +112,9 @@ export class RunSubscription {
       return;
     }
     this.#syncing = true;
+    // Whether the run was already seen finished in this sync: its last events may have been
+    // committed with that status after they were read, so the events are read once more first.
+    let finishedSeen = false;
     try {
       do {
         this.#again = false;
@@ -135,7 +138,14 @@ export class RunSubscription {
         // No leg runs here: the stored status says whether anything can still follow.
         const record = await this.#sources.store.getRun(this.runId);
         if (this.#closed || this.#paused) return;
-        if (record !== null && FINISHED_STATUSES.has(record.status) && !this.#again) this.#finish(record.status);
+        if (record !== null && FINISHED_STATUSES.has(record.status) && !this.#again) {
+          if (!finishedSeen) {
+            finishedSeen = true;
+            this.#again = true;
+            continue;
+          }
+          this.#finish(record.status);
+        }
       } while (this.#again && !this.#closed && !this.#paused);
     } catch (error) {
       if (!this.#closed) {
