@@ -90,7 +90,8 @@ export function stateFromHistory(history: RunHistory, step: number): RunStateAt 
  *
  * @example
  * const at2 = await stateAt(store, runId, 2);
- * console.log(at2.nodeId, at2.state.category);
+ * at2.nodeId; // the node whose step it was, e.g. 'classify'
+ * at2.state.category; // the shared state after that step
  */
 export async function stateAt(store: RunStore, runId: string, step: number): Promise<RunStateAt> {
   const history = await readRunHistory(store, runId);

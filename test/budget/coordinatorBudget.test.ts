@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Coordinator, END, OfflineModel, StateGraph, beforeModelCall, recordModelUsage, resumeRun, type ModelClient, type ModelRequest, type ModelResponse, type ModelStreamEvent, type RunStore } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { scenarios } from '../../machines/scenarios.js';
-import { sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { sqliteTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /**
  * The offline model, reporting 100 tokens a call (70 in, 30 out) the way a real client reports
@@ -37,20 +37,12 @@ class CountedModel implements ModelClient {
 const MULTI = scenarios.find((s) => s.id === '5-multi')!.message;
 const SPECIALISTS = new Set(['orders', 'policy_writer', 'report']);
 
-const open: StoreTarget[] = [];
-afterEach(async () => {
-  for (const target of open.splice(0)) await target.close();
-});
 const targets: Array<[string, boolean]> = [
   ['in memory', false],
   ['stored in SQLite', true],
 ];
-const storeOf = (durable: boolean): { store?: RunStore } => {
-  if (!durable) return {};
-  const target = sqliteTarget();
-  open.push(target);
-  return { store: target.store };
-};
+const openStore = storesClosedAfterEach();
+const storeOf = (durable: boolean): { store?: RunStore } => (durable ? { store: openStore(sqliteTarget) } : {});
 
 describe.each(targets)('a coordinator’s specialists spend their parent’s budget, %s', (_where, durable) => {
   it('customer-service multi request: a specialist spends maxTokens and the run goes to human_handoff', async () => {

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentContext, GraphDefinitionError, HumanGate, Workflow, step, type ModelClient, type RunStore } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
-import { sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { sqliteTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /** Each turn reports 100 tokens. */
 const scripted = (turns: number) => new ScriptedModel(Array.from({ length: turns }, (_, i) => ({ text: `answer ${i + 1}`, usage: { inputTokens: 60, outputTokens: 40, totalTokens: 100 } })));
@@ -22,20 +22,12 @@ const apologise = (model: ModelClient | null) =>
     return `${spent.budget} ${spent.spent} of ${spent.limit} after ${JSON.stringify(last)}${extra}`;
   });
 
-const open: StoreTarget[] = [];
-afterEach(async () => {
-  for (const target of open.splice(0)) await target.close();
-});
 const targets: Array<[string, boolean]> = [
   ['in memory', false],
   ['stored in SQLite', true],
 ];
-const storeOf = (durable: boolean): { store?: RunStore } => {
-  if (!durable) return {};
-  const target = sqliteTarget();
-  open.push(target);
-  return { store: target.store };
-};
+const openStore = storesClosedAfterEach();
+const storeOf = (durable: boolean): { store?: RunStore } => (durable ? { store: openStore(sqliteTarget) } : {});
 
 describe.each(targets)('Workflow.onBudgetExceeded, %s', (_where, durable) => {
   it('sends a run whose budget is spent to the step, which finds { budget, limit, spent } and the last output', async () => {

@@ -1,19 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { offlineDesk } from '../support/offlineDesk.js';
 
-const db = join(mkdtempSync(join(tmpdir(), 'sb-person-')), 'runs.db');
-const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '' };
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/switchboard.js', '--db', db, ...args], { encoding: 'utf8', env });
-type RunJson = { runId: string; status: string; path: string[]; outputText: string | null; waiting?: { nodeId: string; reason: string } };
-const run = (...args: string[]): RunJson => {
-  const result = cli(...args, '--json');
-  const parsed = JSON.parse(result.stdout) as RunJson;
-  expect(result.status, result.stderr).toBe(parsed.status === 'waiting' ? 3 : 0);
-  return parsed;
-};
+const { run } = offlineDesk('sb-person-');
 
 describe('disputes and requests for a person (CLI, offline)', () => {
   it('sends a charge dispute to a person, also when it names an order and asks for money back', () => {

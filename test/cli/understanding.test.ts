@@ -1,20 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { offlineDesk } from '../support/offlineDesk.js';
 
-const db = join(mkdtempSync(join(tmpdir(), 'sb-nlu-')), 'runs.db');
-const env = { ...process.env, SWITCHBOARD_DATABASE_URL: '', OPENAI_API_KEY: '' };
-const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/switchboard.js', '--db', db, ...args], { encoding: 'utf8', env });
-type RunJson = { runId: string; status: string; path: string[]; outputText: string | null; waiting?: { nodeId: string; reason: string } };
-const run = (...args: string[]): RunJson => {
-  const result = cli(...args, '--json');
-  const parsed = JSON.parse(result.stdout) as RunJson;
-  // Exit codes: 0 completed, 3 waiting for a reply.
-  expect(result.status, result.stderr).toBe(parsed.status === 'waiting' ? 3 : 0);
-  return parsed;
-};
+const { cli, run } = offlineDesk('sb-nlu-');
 
 describe('the offline desk understands ordinary messages (CLI)', () => {
   it('answers "hi there!" with what the desk can do, and the run completes', () => {
