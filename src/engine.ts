@@ -214,6 +214,10 @@ export { EventJson, toEventJson } from './json/EventJson.js';
 export { ErrorJson, errorJson } from './json/ErrorJson.js';
 /** A stored run's state at one step, as `state --json` and `GET /api/runs/:id/state?at=` answer it. */
 export { RunStateJson, toRunStateJson } from './json/RunStateJson.js';
+/** A run's span waterfall (`GET /api/runs/:id/spans`): run, node, model, tool, MCP and specialist spans with start offsets, latency and token totals. */
+export { RunSpansJson, SpanJson, SpanKindJson, SpanStatusJson, TokenTotalsJson } from './json/RunSpansJson.js';
+/** Builds a run's span waterfall from its events (stored or live): the same events give the same spans. */
+export { runSpans } from './trace/runSpans.js';
 
 /** An input was refused before anything ran or was stored (CLI exit 2, HTTP 400). */
 export { InputError } from './input/InputError.js';

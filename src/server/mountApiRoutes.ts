@@ -24,6 +24,7 @@ import { wholeNumber } from '../input/wholeNumber.js';
 import { readRunHistory } from '../history/readRunHistory.js';
 import { checkStep, stateFromHistory } from '../history/stateAt.js';
 import { toRunStateJson } from '../json/RunStateJson.js';
+import { runSpans } from '../trace/runSpans.js';
 
 /** What the API routes need. */
 export interface ApiContext {
@@ -149,6 +150,12 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     await runs.manager.get(runId);
     const afterSeq = parseSeq(c.req.query('after'), 'GET /api/runs/:runId/events ?after');
     return c.json((await runs.manager.events(runId, afterSeq)).map((e) => toEventJson(e.data)));
+  });
+
+  app.get('/api/runs/:runId/spans', async (c) => {
+    const runId = c.req.param('runId');
+    const record = await runs.manager.get(runId);
+    return c.json(runSpans(runId, (await runs.manager.events(runId)).map((e) => e.data), record.status));
   });
 
   app.get('/api/runs/:runId/stream', async (c) => {

@@ -8,6 +8,7 @@ import { renderLanes } from './lanes.js';
 import { runViewAt } from './runView.js';
 import { createTimeline } from './timeline.js';
 import { createTimeTravel } from './timeTravel.js';
+import { createWaterfall } from './waterfall.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
@@ -15,6 +16,7 @@ const $ = (id) => document.getElementById(id);
 const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [], stopFollow: null, selected: null, update: null, shownGraph: null };
 const definitions = new Map();
 
+const waterfall = createWaterfall($('waterfall'));
 const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
 
 const travel = createTimeTravel(
@@ -157,13 +159,15 @@ async function openRun(runId, graph) {
   $('graph-select').value = graph;
   await showGraph(graph);
   renderHistory($('history'), state.runs, runId, (run) => (showRunHeader(), openRun(run.runId, run.graph)));
+  waterfall.show(runId);
   state.stopFollow = api.followRun(runId, {
     onEvent: (event) => {
       if (state.run?.runId !== runId) return;
       state.events.push(event);
       timeline.setLength(state.events.length);
+      waterfall.refresh();
     },
-    onEnd: () => (refreshRuns(), showTravel(runId)),
+    onEnd: () => (refreshRuns(), showTravel(runId), waterfall.refresh()),
     onState: (s) => {
       $('connection').textContent = s;
       $('connection').dataset.state = s;
