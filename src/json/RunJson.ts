@@ -57,7 +57,7 @@ export function toRunJson(run: WorkflowRun, forkOf?: ForkLink): RunJson {
   }) as RunJson;
 }
 
-/** What `POST /api/runs` (and a resume) answers before the leg ends: the run is stored and running. */
-export const RunAcceptedJson = z.object({ schemaVersion: z.literal(JSON_SCHEMA_VERSION), runId: z.string(), status: z.literal('running') });
+/** What `POST /api/runs` (and a resume) answers before the leg ends: the run is stored and running (`queued`: a worker of the distributed mode will run it). */
+export const RunAcceptedJson = z.object({ schemaVersion: z.literal(JSON_SCHEMA_VERSION), runId: z.string(), status: z.enum(['running', 'queued']) });
 /** The answer to a run started or resumed without waiting. */
 export type RunAcceptedJson = z.infer<typeof RunAcceptedJson>;

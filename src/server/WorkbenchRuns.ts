@@ -10,30 +10,38 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { RunStateError } from '../errors/RunStateError.js';
 import type { ForkOptions } from '../history/forkRun.js';
 import type { RunHub } from './RunHub.js';
+import type { RunQueue } from '../queue/RunQueue.js';
 import { ServerError } from './ServerError.js';
 
 /** A run started or resumed by the workbench: its id, and the whole leg's outcome when asked to wait. */
 export interface LegStarted {
   runId: string;
   run?: WorkflowRun;
+  /** True when the leg was handed to the run queue (a worker runs it), not run in this process. */
+  queued?: boolean;
 }
 
 /**
  * Starts, resumes and cancels stored runs for the HTTP API. Legs run in the background with the
  * hub as one of their recorders (it gets the events the run redacted once for its store); a call
  * returns once the run is stored (start) or claimed (resume), or, with `wait`, once the leg ended
- * or waits.
+ * or waits. With a run queue (the distributed mode), starts, resumes and cancels go through it
+ * instead: the call returns once the run and its job are written, a worker runs the leg, and the
+ * run's events reach subscribers from the store.
  */
 export class WorkbenchRuns {
   readonly manager: RunManager;
   readonly hub: RunHub;
   readonly graphs: readonly RunnableGraph[];
   readonly defaultGraph: string | undefined;
+  /** The run queue legs go to, or null (the embedded mode: legs run in this process). */
+  readonly queue: RunQueue | null;
   readonly #legs = new Set<Promise<unknown>>();
   readonly #onLegError: (runId: string, error: unknown) => void;
 
-  constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly RunnableGraph[]; defaultGraph?: string; onLegError?: (runId: string, error: unknown) => void }) {
+  constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly RunnableGraph[]; defaultGraph?: string; queue?: RunQueue; onLegError?: (runId: string, error: unknown) => void }) {
     this.manager = options.manager;
+    this.queue = options.queue ?? null;
     this.hub = options.hub;
     this.graphs = options.graphs;
     this.defaultGraph = options.defaultGraph ?? options.graphs[0]?.name;
@@ -58,6 +66,13 @@ export class WorkbenchRuns {
   /** Starts a stored run; resolves once its row exists (or, with `wait`, once the leg ended). */
   async start(graphName: string | undefined, request: AgentRequest, options: { wait?: boolean; budget?: BudgetOptions; breakpoints?: Breakpoints } = {}): Promise<LegStarted> {
     const graph = this.graph(graphName);
+    if (this.queue !== null) {
+      this.#queueRefuses(options.wait === true, '?wait');
+      this.#queueRefuses(options.breakpoints !== undefined, 'breakpoints');
+      const runId = await this.queue.start(graph.name, request, options.budget === undefined ? {} : { budget: options.budget });
+      this.hub.poke(runId);
+      return { runId, queued: true };
+    }
     const runId = randomUUID();
     const recorders = [this.hub.attach(runId)];
     const budget = options.budget === undefined ? {} : { budget: options.budget };
@@ -70,6 +85,13 @@ export class WorkbenchRuns {
 
   /** Resumes a waiting run with a reply (none: a run paused at a breakpoint goes on); resolves once the run is claimed (or, with `wait`, once the leg ended). */
   async resume(runId: string, reply: unknown, options: { wait?: boolean } = {}): Promise<LegStarted> {
+    if (this.queue !== null) {
+      this.#queueRefuses(options.wait === true, '?wait');
+      this.#queueRefuses(reply === undefined, 'going on from a breakpoint without a reply');
+      await this.queue.resume(runId, reply);
+      this.hub.poke(runId);
+      return { runId, queued: true };
+    }
     if (this.hub.isLive(runId)) {
       throw new RunStateError(`run ${runId} is running in this server right now, not waiting for a reply`, { code: 'run_not_waiting', runId });
     }
@@ -100,7 +122,7 @@ export class WorkbenchRuns {
 
   /** Cancels a running, waiting or interrupted run and tells its subscribers. */
   async cancel(runId: string): Promise<RunRecord> {
-    const record = await this.manager.cancel(runId);
+    const record = this.queue !== null ? await this.queue.cancel(runId) : await this.manager.cancel(runId);
     this.hub.poke(runId);
     return record;
   }
@@ -111,6 +133,12 @@ export class WorkbenchRuns {
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     await Promise.race([Promise.allSettled([...this.#legs]), timeout]);
     clearTimeout(timer);
+  }
+
+  #queueRefuses(asked: boolean, what: string): void {
+    if (asked) {
+      throw new ServerError(`${what} is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set): a worker runs the leg; follow GET /api/runs/:runId/stream for its events`, { code: 'bad_request' });
+    }
   }
 
   #track(runId: string, begin: () => Promise<WorkflowRun>): Promise<WorkflowRun> {

@@ -13,6 +13,7 @@ import { HostAllowList, allowedHostsFromEnv } from './HostAllowList.js';
 import { requestGuard } from './requestGuard.js';
 import { mountWebAssets } from './mountWebAssets.js';
 import { WorkbenchRuns } from './WorkbenchRuns.js';
+import type { RunQueue } from '../queue/RunQueue.js';
 
 /** Options for {@link createServer}. */
 export interface ServerOptions {
@@ -50,6 +51,13 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Where server errors are written (default: nowhere; the CLI passes stderr). */
   log?: (line: string) => void;
+  /**
+   * The run queue of the distributed mode (`switchboard serve` passes one when
+   * `SWITCHBOARD_REDIS_URL` is set): runs are started, resumed and cancelled through it and
+   * workers run them; their events reach the page's streams from the store. Its store should be
+   * `store`. Default none: legs run in this process.
+   */
+  queue?: RunQueue;
   /** Lease owner id and length for the runs this server executes. */
   owner?: string;
   leaseMs?: number;
@@ -89,6 +97,7 @@ export function createServer(options: ServerOptions): Workbench {
     hub,
     graphs,
     ...(options.defaultGraph ? { defaultGraph: options.defaultGraph } : {}),
+    ...(options.queue ? { queue: options.queue } : {}),
     onLegError: (runId, error) => log(`switchboard serve: run ${runId} stopped on an error: ${(error as Error).message ?? String(error)}`),
   });
   const app = new Hono();

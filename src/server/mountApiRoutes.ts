@@ -68,7 +68,7 @@ function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string
 /** What a start or resume answers: the leg's run when it was waited for, else that it runs. */
 function legAnswer(c: Context, started: LegStarted): Response {
   if (started.run !== undefined) return c.json(toRunJson(started.run), 200);
-  const accepted: RunAcceptedJson = { schemaVersion: JSON_SCHEMA_VERSION, runId: started.runId, status: 'running' };
+  const accepted: RunAcceptedJson = { schemaVersion: JSON_SCHEMA_VERSION, runId: started.runId, status: started.queued === true ? 'queued' : 'running' };
   return c.json(accepted, 202);
 }
 

@@ -18,13 +18,16 @@ import { startWorker, type WorkerProcess } from './workerProcess.js';
  * each must end with the status, path and answer of the same scenario run in process, and every
  * order-tool effect (counted in a ledger outside the runs) must happen as often as in process.
  *
- * SWITCHBOARD_CHAOS_FULL=1: 300 runs on 3 workers, one SIGKILLed (and replaced) every 3 s, at
- * least 20 kills. By default: each scenario once on 3 workers, and one planned kill.
+ * SWITCHBOARD_CHAOS_FULL=1: 300 runs fed over 50 s to 3 workers, one SIGKILLed (and replaced)
+ * every 2 s while they run, at least 20 kills. By default: each scenario once on 3 workers, and one planned kill.
  */
 const FULL = process.env.SWITCHBOARD_CHAOS_FULL === '1';
 const GRAPHS = 'test/reliability/killSwitchGraphs.ts';
 // A dead worker's runs continue at once on this host (its pid is gone), so the lease can be long: a
 // busy machine that delays a renewal then does not hand a living worker's run to another.
+/** Full size: a worker killed every 2 s while the 300 runs are fed over 50 s (and until they settle). */
+const KILL_EVERY_MS = 2_000;
+const FEED_MS = 50_000;
 const WORKER_ARGS = ['--concurrency', '2', '--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', '3000'];
 
 interface Expected {
@@ -159,7 +162,7 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
     return { wrong, repeated, windowHits: new Set(calls.filter((key, i) => calls.indexOf(key) !== i)).size };
   }
 
-  it(`ends every scenario${FULL ? ' (300 runs, a worker SIGKILLed every 3 s)' : ''} on 3 worker processes as in process, waits answered through the queue`, async () => {
+  it(`ends every scenario${FULL ? ' (300 runs, a worker SIGKILLed every 2 s)' : ''} on 3 worker processes as in process, waits answered through the queue`, async () => {
     const { store, queue, ledger, spawnWorker, close } = setting();
     try {
       // The references must mean something: effects, waits answered and a wait left open.
@@ -170,27 +173,43 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
       await Promise.all(live.map((w) => w.ready));
       const total = FULL ? 300 : scenarios.length;
       const runs = new Map<string, DemoScenario>();
-      for (let i = 0; i < total; i++) {
-        const s = scenarios[i % scenarios.length]!;
-        runs.set(await queue.start(s.graph, { input: s.message, metadata: scenarioMetadata(s) }), s);
-      }
+      const began = Date.now();
+      // Chaos (full size): every KILL_EVERY_MS a random worker that is taking runs is SIGKILLed and
+      // a new one started. The runs are fed over FEED_MS, so the kills fall while runs are in
+      // flight (a batch started at once ends before 20 kills on an idle machine).
       let kills = 0;
-      let lastKill = Date.now();
+      let chaosOn = FULL;
       const random = seededRandom(20_261_204);
-      const chaos = async () => {
-        if (!FULL || Date.now() - lastKill < 3_000) return;
-        lastKill = Date.now();
-        const victim = live.splice(Math.floor(random() * live.length), 1)[0]!;
-        victim.signal('SIGKILL');
-        await victim.exited;
-        kills += 1;
-        live.push(spawnWorker());
-      };
-      await settle(store, queue, runs, FULL ? 1_800_000 : 240_000, chaos).catch((error: Error) => {
-        throw new Error(`${error.message}\n${workers.map((w) => `worker ${w.pid}:\n  ${w.lines.slice(-15).join('\n  ')}`).join('\n')}`);
-      });
+      const chaos = (async () => {
+        while (chaosOn) {
+          await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
+          const ready = live.filter((w) => w.lines.some((l) => /^worker .*: taking runs/.test(l)));
+          if (!chaosOn || ready.length === 0) continue;
+          const victim = ready[Math.floor(random() * ready.length)]!;
+          live.splice(live.indexOf(victim), 1);
+          victim.signal('SIGKILL');
+          await victim.exited;
+          kills += 1;
+          live.push(spawnWorker());
+        }
+      })();
+      try {
+        for (let i = 0; i < total; i++) {
+          const s = scenarios[i % scenarios.length]!;
+          runs.set(await queue.start(s.graph, { input: s.message, metadata: scenarioMetadata(s) }), s);
+          if (FULL) await new Promise((r) => setTimeout(r, FEED_MS / total));
+        }
+        await settle(store, queue, runs, FULL ? 1_800_000 : 240_000).catch((error: Error) => {
+          throw new Error(`${error.message}\n${workers.map((w) => `worker ${w.pid}:\n  ${w.lines.slice(-15).join('\n  ')}`).join('\n')}`);
+        });
+      } finally {
+        chaosOn = false;
+        await chaos;
+      }
+      const seconds = (Date.now() - began) / 1000;
       const { wrong, repeated } = await compare(store, runs, ledger);
-      console.info(`queue batch: ${JSON.stringify({ runs: runs.size, workers: 3, kills, processes: workers.length })}`);
+      const stuck = [...runs.keys()].length - (await Promise.all([...runs.keys()].map((id) => store.getRun(id)))).filter((r) => r !== null && (FINISHED_STATUSES.has(r.status) || r.status === 'waiting')).length;
+      console.info(`queue batch: ${JSON.stringify({ runs: runs.size, workers: 3, kills, processes: workers.length, wrong: wrong.length, duplicated: repeated.length, stuck, seconds })}`);
       expect(wrong).toEqual([]);
       expect(repeated).toEqual([]);
       if (FULL) expect(kills).toBeGreaterThanOrEqual(20);

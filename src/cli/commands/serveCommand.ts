@@ -33,6 +33,8 @@ export function addServeCommand(program: Command, cli: CliContext): void {
       const manager = await cli.runs();
       const module = await cli.graphsModule();
       const token = process.env.SWITCHBOARD_TOKEN;
+      // The distributed mode (SWITCHBOARD_REDIS_URL): runs go to the queue and workers run them.
+      const queue = await cli.queue();
       const server = await startServer({
         store: manager.store,
         graphs: module.graphs,
@@ -42,8 +44,10 @@ export function addServeCommand(program: Command, cli: CliContext): void {
         host: opts.host,
         ...(token ? { token } : {}),
         log: cli.err,
+        ...(queue === null ? {} : { queue }),
       });
       for (const notice of server.notices) cli.out(notice);
+      if (queue !== null) cli.out(`runs go to the queue "${queue.name}" at ${queue.redisUrl}: start workers with \`switchboard worker\``);
       const signal = await untilStopped();
       cli.out(`${signal}: stopping (runs waiting for a reply stay stored)`);
       await server.stop(5_000);
