@@ -1,6 +1,8 @@
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { isCompilableNode, type NodePart } from '../graph/CompilableNode.js';
 import { END } from '../graph/END.js';
+import { transitionNames } from '../trace/transitionNames.js';
+import { compiledOf } from '../workflow/workflowMachine.js';
 
 /** A state of a compiled graph machine, as the workbench draws it. */
 export interface MachineStateInfo {
@@ -47,7 +49,16 @@ export interface MachineHop {
   keys?: string[];
   /** For a transition: whether it has a condition (false: always taken when reached). */
   conditional?: boolean;
-  /** False for the end fallback of a node that has an unconditional transition: it can never be taken. */
+  /**
+   * What a drawing writes on the hop: a conditional group's route keys (`rag`), a typed workflow
+   * edge's label (`FAIL`), `if <condition>` or `else` for a transition; absent for a plain edge.
+   */
+  label?: string;
+  /**
+   * False for a hop that can never be taken: the end fallback of a node that has an unconditional
+   * transition, and the fallback transition of a typed workflow's gate (it always answers one of
+   * its routes, a person's gate always `WAIT`).
+   */
   reachable: boolean;
 }
 
@@ -114,6 +125,14 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
   const spec = specOf(machine);
   const unconditional = (key: string) => spec.byKey.get(key)?.transitions.some((t) => t.condition === null) ?? false;
   const conditionOf = (key: string, index: number | undefined) => spec.byKey.get(key)?.transitions[index ?? -1]?.condition != null;
+  const named = transitionNames(machine);
+  // A typed workflow's gate answers one of its routes every time (strict routes fail otherwise), so its fallback transition is never taken.
+  const gate = (nodeId: string) => compiledOf(machine)?.runtime.get(nodeId)?.type === 'gate';
+  const labelOf = (from: string, key: string, found: ReturnType<typeof hopKind>): string | null => {
+    if (found.kind === 'conditional') return (found.keys ?? [found.to ?? '']).map((k) => (k === END ? 'END' : k)).join(', ');
+    if (found.kind === 'transition') return named({ from, to: found.to ?? '', fromKey: key, ...(found.index === undefined ? {} : { index: found.index }) });
+    return null;
+  };
   const toOf = (t: Transition, found: { to?: string }) => found.to ?? idOf.get(targetKey(t.target)) ?? targetKey(t.target);
   const addHops = (from: string, key: string, list: Transition[], on: MachineHop['on']) => {
     // Every node has a hop to the budget's end (or onBudgetExceeded node), tried first; drawings leave it out.
@@ -121,8 +140,9 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
       const found = hopKind(t);
       const guard = t.guard === undefined ? null : typeof t.guard === 'string' ? { type: t.guard } : { type: t.guard.type, ...(t.guard.params ? { params: t.guard.params } : {}) };
       const extra = found.kind === 'transition' ? { conditional: conditionOf(key, found.index) } : {};
-      const reachable = !(found.kind === 'end' && t.guard === undefined && unconditional(key));
-      hops.push({ from, to: toOf(t, found), target: targetKey(t.target), guard, on, priority, ...found, ...extra, reachable });
+      const reachable = !(found.kind === 'end' && t.guard === undefined && unconditional(key)) && !(found.kind === 'transition' && gate(from));
+      const label = labelOf(from, key, found);
+      hops.push({ from, to: toOf(t, found), target: targetKey(t.target), guard, on, priority, ...found, ...extra, ...(label === null ? {} : { label }), reachable });
     });
   };
   for (const [key, state] of Object.entries(config.states)) {

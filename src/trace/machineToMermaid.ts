@@ -1,8 +1,9 @@
-import { specOf, type GraphMachine } from '../graph/compileMachine.js';
+import type { GraphMachine } from '../graph/compileMachine.js';
 import { END } from '../graph/END.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, machineOf, type MachineEdge } from './machineGraph.js';
 import { END_ROUTE } from '../workflow/workflowKeys.js';
+import { transitionNames, type TransitionName } from './transitionNames.js';
 
 /** Options for {@link machineToMermaid}. */
 export interface MermaidOptions {
@@ -22,9 +23,6 @@ function label(text: string): string {
 
 const FAILURES: ReadonlySet<MachineEdge['kind']> = new Set(['fuse', 'route-failed', 'error']);
 
-/** What a transition says: the workflow edge's label, the condition's name, `else` after a condition, or nothing. */
-type TransitionName = (edge: MachineEdge) => string | null;
-
 /** What an edge says: the route keys of a conditional group, a transition's name (or nothing), `end` otherwise. */
 function edgeLabel(edge: MachineEdge, groupsOnNode: number, transitionName: TransitionName): string | null {
   switch (edge.kind) {
@@ -40,24 +38,6 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number, transitionName: Tran
     default:
       return 'end';
   }
-}
-
-/**
- * Names the transitions of a graph: a typed workflow's edge label (`FAIL`), else the condition
- * function's name (`if isUrgent`, `if` when it has none), `else` for an unconditional transition
- * that follows a conditional one, and nothing for a plain edge.
- */
-function transitionNames(graph: RunnableGraph | GraphMachine): TransitionName {
-  const spec = specOf(machineOf(graph));
-  const workflowEdges = ((spec.io?.graph as { edges?: Array<{ from: string; to: string; label?: string }> } | undefined)?.edges ?? []).filter((e) => e.label !== undefined);
-  return (edge) => {
-    const fromWorkflow = workflowEdges.filter((e) => e.from === edge.from && e.to === edge.to);
-    if (fromWorkflow.length === 1) return fromWorkflow[0]!.label!;
-    const transitions = spec.byKey.get(edge.fromKey)?.transitions ?? [];
-    const condition = transitions[edge.index ?? 0]?.condition ?? null;
-    if (condition !== null) return condition.name === '' ? 'if' : `if ${condition.name}`;
-    return transitions.slice(0, edge.index ?? 0).some((t) => t.condition !== null) ? 'else' : null;
-  };
 }
 
 /**
@@ -79,7 +59,7 @@ function transitionNames(graph: RunnableGraph | GraphMachine): TransitionName {
 export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: MermaidOptions = {}): string {
   const shape = machineGraph(graph);
   const failures = options.failures ?? true;
-  const transitionName = transitionNames(graph);
+  const transitionName = transitionNames(machineOf(graph));
   // Mermaid ids are identifiers: node keys are mapped to `n_<safe>` (unique), final states keep their names.
   const ids = new Map<string, string>();
   const used = new Set<string>(shape.finalStates);

@@ -29,6 +29,10 @@ const coordinator = '#graph [data-node-id="specialist"]';
 describe('the coordinator in the workbench drawing', () => {
   it('draws multi_plan → the coordinator → multi_review, with its parallel specialists inside it', async () => {
     await page.waitForSelector(`${coordinator}.coordinator`);
+    // Drawn closed; its corner button opens it.
+    expect(await page.locator(`${coordinator} .part`).count()).toBe(0);
+    await page.click(`${coordinator} .expander`);
+    await page.waitForSelector(`${coordinator}.expanded`);
     const parts = await page.$$eval(`${coordinator} .part`, (els) => els.map((e) => e.getAttribute('data-part')));
     expect(parts.sort()).toEqual(['human', 'rag', 'report', 'tool']);
     expect(await page.locator('#graph .edge[data-from="multi_plan"][data-to="specialist"]').count()).toBe(1);

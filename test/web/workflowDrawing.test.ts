@@ -41,6 +41,10 @@ describe('a typed workflow in the workbench', () => {
     await page.waitForSelector(`${node('fork')}.coordinator`);
     const drawn = await page.$$eval('#graph .node', (els) => els.map((e) => e.getAttribute('data-node-id')));
     expect(drawn.sort()).toEqual(['__end__', 'approval', 'approval:person', 'draft', 'finish', 'fork', 'publish', 'revise'].sort());
+    // The fork is drawn closed, its branches shown when it is opened.
+    expect(await page.textContent(`${node('fork')} .coordinator-summary`)).toBe('2 branches');
+    await page.click(`${node('fork')} .expander`);
+    await page.waitForSelector(`${node('fork')}.expanded`);
     expect(await page.$$eval(`${node('fork')} .part`, (els) => els.map((e) => e.getAttribute('data-part')))).toEqual(['spell', 'facts']);
     expect(await page.getAttribute(node('approval:person'), 'class')).toContain('human');
     for (const [from, to] of [['draft', 'fork'], ['fork', 'approval'], ['approval', 'approval:person'], ['approval:person', 'publish'], ['revise', 'approval'], ['publish', 'finish']]) {

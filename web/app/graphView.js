@@ -1,12 +1,12 @@
-// Draws a machine definition as a graph (dagre computes the layout) and lights it up from a run view.
-import dagre from '/vendor/dagre.js';
+// Draws a machine definition as a graph and lights it up from a run view: zoom (wheel, buttons), pan
+// (drag) and fit (button, on load, on resize); coordinators open and close; hops every node has are
+// one legend under the drawing.
+import { partBoxes, PART, layoutGraph } from './graphLayout.js';
+import { END, drawable, hopTitle, legendTaken } from './graphModel.js';
+import { createViewport } from './graphViewport.js';
 import { edgeKey } from './runView.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
-const END = '__end__';
-const ROUTE_KINDS = new Set(['conditional', 'transition', 'end']);
-/** The route by which any step of a typed workflow ends the run at once (abort, terminate, a spent loop fuse). */
-const EARLY_END = 'workflow:end';
 
 function el(name, attrs = {}, text) {
   const node = document.createElementNS(SVG, name);
@@ -15,66 +15,24 @@ function el(name, attrs = {}, text) {
   return node;
 }
 
-/**
- * The nodes and edges to draw: every node (a coordinator with its specialists), END, and one edge per
- * (from, to) with its route labels. A typed workflow's early-end route, which every step has, is
- * not drawn from each step: those steps are listed in `folded` (shown as one legend entry).
- */
-export function drawable(def) {
-  const nodes = def.states.filter((s) => s.kind !== 'final').map((s) => ({ id: s.nodeId, kind: s.kind, parts: s.parts ?? [], fork: s.fork === true }));
-  const edges = new Map();
-  const folded = [];
-  for (let hop of def.hops) {
-    if (!ROUTE_KINDS.has(hop.kind) || hop.reachable === false) continue;
-    if (hop.kind === 'conditional' && hop.keys?.includes(EARLY_END)) {
-      folded.push(hop.from);
-      const keys = hop.keys.filter((k) => k !== EARLY_END);
-      if (keys.length === 0) continue;
-      hop = { ...hop, keys };
-    }
-    const key = edgeKey(hop.from, hop.to);
-    const edge = edges.get(key) ?? { from: hop.from, to: hop.to, labels: [], hops: [] };
-    // Route-map keys say why a conditional hop is taken; a router without a map is shown by its group.
-    const label = hop.keys?.join(', ') ?? (hop.kind === 'conditional' ? `group ${hop.index}` : hop.conditional ? `if #${hop.index}` : '');
-    if (label) edge.labels.push(label);
-    edge.hops.push(hop);
-    edges.set(key, edge);
-  }
-  if (folded.length > 0 || [...edges.values()].some((e) => e.to === END)) nodes.push({ id: END, kind: 'end', parts: [] });
-  return { nodes, edges: [...edges.values()], folded };
+function html(tag, props = {}, text) {
+  const node = Object.assign(document.createElement(tag), props);
+  if (text !== undefined) node.textContent = text;
+  return node;
 }
 
-/** The size of one specialist box inside a coordinator, and the space around it. */
-const PART = { height: 24, gap: 8, pad: 10, top: 30 };
-
-const partWidth = (name) => Math.max(48, name.length * 7 + 18);
-
-/** Where a coordinator's specialists sit inside it: side by side, in rows no wider than the node. */
-function partBoxes(n, width) {
-  const boxes = [];
-  let x = PART.pad;
-  let y = PART.top;
-  for (const part of n.parts) {
-    const w = partWidth(part.name);
-    if (x > PART.pad && x + w > width - PART.pad) {
-      x = PART.pad;
-      y += PART.height + PART.gap;
-    }
-    boxes.push({ ...part, x, y, width: w });
-    x += w + PART.gap;
+/** A smooth path through dagre's points: straight ends, rounded bends. */
+function pathOf(points) {
+  if (points.length < 3) return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
+  const mid = (a, b) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
+  let d = `M${points[0].x.toFixed(1)},${points[0].y.toFixed(1)}`;
+  const first = mid(points[0], points[1]);
+  d += ` L${first.x.toFixed(1)},${first.y.toFixed(1)}`;
+  for (let i = 1; i < points.length - 1; i++) {
+    const to = i === points.length - 2 ? points[i + 1] : mid(points[i], points[i + 1]);
+    d += ` Q${points[i].x.toFixed(1)},${points[i].y.toFixed(1)} ${to.x.toFixed(1)},${to.y.toFixed(1)}`;
   }
-  return boxes;
-}
-
-/** A node's box: a coordinator is wide and tall enough for its specialists (at most three a row). */
-function nodeSize(n) {
-  const plain = Math.max(96, n.id.length * 8 + 36);
-  if (n.kind !== 'coordinator' || n.parts.length === 0) return { width: plain, height: 38 };
-  const perRow = Math.min(3, n.parts.length);
-  const widest = Math.max(...n.parts.map((p) => partWidth(p.name)));
-  const width = Math.max(plain, PART.pad * 2 + perRow * widest + (perRow - 1) * PART.gap);
-  const rows = partBoxes(n, width).reduce((most, b) => Math.max(most, b.y), PART.top);
-  return { width, height: rows + PART.height + PART.pad };
+  return d;
 }
 
 /** The node a reader follows: the one running, else waiting, else failed, else the one the last hop entered. */
@@ -83,103 +41,167 @@ function litNode(view) {
   return [...view.activeNodes][0] ?? view.waiting?.nodeId ?? [...view.failedNodes][0] ?? to ?? null;
 }
 
-/** Scrolls the graph's own panel (never the window) so that `target` is inside it. */
-function keepInView(panel, target) {
-  if (!target) return;
-  const box = target.getBoundingClientRect();
-  const frame = panel.getBoundingClientRect();
-  if (box.top < frame.top || box.bottom > frame.bottom) panel.scrollTop += box.top - frame.top - (frame.height - box.height) / 2;
-  if (box.left < frame.left || box.right > frame.right) panel.scrollLeft += box.left - frame.left - (frame.width - box.width) / 2;
+/** The parts of a coordinator that ran, and those running, by the trace paths of `view`. */
+function partsSeen(view, name) {
+  // A specialist's events run under the trace path `root/<kind>[n]`, a fork branch's under `root/<branch>[n]`.
+  const mine = (path) => path.startsWith(`root/${name}[`);
+  return { visited: [...view.lanes.keys()].some(mine), active: [...view.active].some((key) => mine(key.split('|')[0])) };
 }
 
 /**
  * Renders `def` into `container`; `onSelect(nodeId)` is called when a node is clicked. Returns
- * `update(view, selected)` to light up active nodes, visit counts and traversed edges.
+ * `update(view, selected)` to light up active nodes, visit counts and traversed edges (and
+ * `update.showProbabilities(map)` to label edges with their probabilities).
  */
 export function renderGraph(container, def, onSelect) {
-  const { nodes, edges, folded } = drawable(def);
-  const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 46, marginx: 16, marginy: 16 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, nodeSize(n));
-  for (const e of edges) {
-    const label = e.labels.join(' | ');
-    g.setEdge(e.from, e.to, label ? { label, width: label.length * 6.5, height: 14 } : {});
-  }
-  dagre.layout(g);
-  const { width, height: drawn } = g.graph();
-  // The folded early-end routes get one line of legend under the drawing.
-  const height = folded.length > 0 ? drawn + 22 : drawn;
-  const svg = el('svg', { viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`, width: Math.ceil(width), height: Math.ceil(height), role: 'img' });
+  const expanded = new Set();
+  const tools = html('div', { className: 'graph-tools' });
+  const button = (id, text, title) => tools.appendChild(html('button', { type: 'button', id, className: 'secondary', title, ariaLabel: title }, text));
+  const zoomIn = button('zoom-in', '+', 'zoom in');
+  const zoomOut = button('zoom-out', '−', 'zoom out');
+  const fitButton = button('zoom-fit', 'Fit', 'fit the whole graph');
+  const svg = el('svg', { class: 'graph-canvas', role: 'img', 'aria-label': 'machine graph' });
   const defs = el('defs');
   const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
   marker.append(el('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
   defs.append(marker);
-  svg.append(defs);
+  const layer = el('g', { class: 'graph-layer' });
+  svg.append(defs, layer);
+  const legendList = html('ul', { className: 'graph-legend' });
+  container.replaceChildren(tools, svg, legendList);
 
-  const edgeEls = new Map();
-  const edgeSpots = new Map();
-  for (const e of edges) {
-    const laid = g.edge(e.from, e.to);
-    const points = laid.points ?? [];
-    const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
-    const group = el('g', { class: 'edge', 'data-from': e.from, 'data-to': e.to });
-    group.append(el('path', { d, 'marker-end': 'url(#arrow)' }));
-    if (laid.label) group.append(el('text', { x: laid.x, y: laid.y, class: 'edge-label', 'text-anchor': 'middle' }, laid.label));
-    const title = el('title', {}, e.hops.map((h) => `${h.kind}${h.index === undefined ? '' : ` #${h.index}`} (priority ${h.priority})${h.keys ? ` keys: ${h.keys.join(', ')}` : ''}`).join('\n'));
-    group.append(title);
-    svg.append(group);
-    edgeEls.set(edgeKey(e.from, e.to), group);
-    // Where an edge's probability goes: under its label, or at the middle of its path.
-    const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
-    edgeSpots.set(group, laid.label ? { x: laid.x, y: laid.y + 12 } : { x: mid.x + 4, y: mid.y });
+  const viewport = createViewport(svg, layer, () => (svg.dataset.rankdir = laid?.rankdir ?? ''));
+  zoomIn.addEventListener('click', () => viewport.zoomBy(1.25));
+  zoomOut.addEventListener('click', () => viewport.zoomBy(0.8));
+  fitButton.addEventListener('click', () => fit());
+
+  let model = null;
+  let laid = null;
+  let nodeEls = new Map();
+  let edgeEls = new Map();
+  let edgeSpots = new Map();
+  let legendEls = [];
+  let last = null;
+  let probabilities = null;
+  let litId = null;
+
+  /** Top to bottom or left to right: whichever shows the whole graph larger in the panel as it is now. */
+  function direction() {
+    const width = svg.clientWidth;
+    const height = svg.clientHeight;
+    if (width === 0 || height === 0) return laid?.rankdir ?? 'TB';
+    const scaleOf = (l) => viewport.fitTransform({ x: 0, y: 0, width: l.width, height: l.height }, width, height).fitting;
+    const tb = layoutGraph(model, 'TB');
+    const lr = layoutGraph(model, 'LR');
+    return scaleOf(lr) > scaleOf(tb) * 1.05 ? 'LR' : 'TB';
   }
 
-  let legend = null;
-  if (folded.length > 0) {
-    legend = el('g', { class: 'legend early-end', 'data-legend': EARLY_END, 'data-steps': folded.join(' ') });
-    legend.append(el('text', { x: 16, y: drawn + 12, class: 'legend-text' }, `any step → END on ${EARLY_END} (abort, terminate, spent loop fuse)`));
-    legend.append(el('title', {}, `${EARLY_END} from: ${folded.join(', ')}`));
-    svg.append(legend);
+  function draw(rankdir) {
+    laid = layoutGraph(model, rankdir);
+    svg.dataset.rankdir = rankdir;
+    nodeEls = new Map();
+    edgeEls = new Map();
+    edgeSpots = new Map();
+    const edgeGroup = el('g', { class: 'edges' });
+    for (const { edge, points, label } of laid.edges) {
+      const group = el('g', { class: 'edge', 'data-from': edge.from, 'data-to': edge.to });
+      group.append(el('path', { d: pathOf(points), 'marker-end': 'url(#arrow)' }));
+      if (label) group.append(el('text', { x: label.x.toFixed(1), y: label.y.toFixed(1), class: 'edge-label', 'text-anchor': 'middle' }, label.text));
+      group.append(el('title', {}, edge.hops.map(hopTitle).join('\n')));
+      edgeGroup.append(group);
+      edgeEls.set(edge.key, group);
+      // Where an edge's probability goes: under its label, or at the middle of its path.
+      const mid = points[Math.floor(points.length / 2)] ?? { x: 0, y: 0 };
+      edgeSpots.set(group, label ? { x: label.x - 10, y: label.y + 12 } : { x: mid.x + 4, y: mid.y });
+    }
+    const nodeGroup = el('g', { class: 'nodes' });
+    for (const n of model.nodes) nodeGroup.append(drawNode(n, laid.nodes.get(n.id)));
+    layer.replaceChildren(edgeGroup, nodeGroup);
+    legendEls = model.legend.map((entry) => {
+      const item = html('li', { className: 'legend', title: `${entry.id}: ${entry.from.join(', ')}` });
+      item.dataset.legend = entry.id;
+      item.dataset.steps = entry.from.join(' ');
+      item.append(html('span', { className: 'legend-mark' }), html('span', { className: 'legend-text' }, entry.text));
+      return { entry, item };
+    });
+    legendList.replaceChildren(...legendEls.map((l) => l.item));
+    if (last) update(last.view, last.selected);
+    showProbabilities(probabilities);
   }
 
-  const nodeEls = new Map();
-  for (const n of nodes) {
-    const box = g.node(n.id);
-    const group = el('g', { class: `node ${n.kind}`, 'data-node-id': n.id, 'data-visits': 0, tabindex: 0, transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})` });
+  function drawNode(n, box) {
+    const group = el('g', { class: `node ${n.kind}${n.expanded ? ' expanded' : ''}`, 'data-node-id': n.id, 'data-visits': 0, tabindex: 0, transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})` });
     group.append(el('rect', { width: box.width, height: box.height, rx: n.kind === 'end' ? 19 : 6 }));
-    group.append(el('text', { x: box.width / 2, y: n.kind === 'coordinator' ? 22 : box.height / 2 + 4, 'text-anchor': 'middle', class: 'node-label' }, n.id === END ? 'END' : n.id));
+    const open = n.kind === 'coordinator' && n.expanded;
+    const closed = n.kind === 'coordinator' && !n.expanded && n.parts.length > 0;
+    group.append(el('text', { x: box.width / 2, y: open ? 22 : closed ? 19 : box.height / 2 + 4, 'text-anchor': 'middle', class: 'node-label' }, n.id === END ? 'END' : n.id));
     const badge = el('text', { x: box.width - 4, y: 11, 'text-anchor': 'end', class: 'badge-count' }, '');
     group.append(badge);
     if (n.kind === 'human') group.append(el('text', { x: 6, y: 11, class: 'human-mark' }, 'human'));
     const parts = new Map();
+    let summary = null;
     if (n.kind === 'coordinator') {
       group.append(el('text', { x: 6, y: 11, class: 'coordinator-mark' }, 'parallel'));
-      for (const part of partBoxes(n, box.width)) {
-        const chip = el('g', { class: 'part', 'data-part': part.name, transform: `translate(${part.x},${part.y})` });
-        chip.append(el('rect', { width: part.width, height: PART.height, rx: 4 }));
-        chip.append(el('text', { x: part.width / 2, y: PART.height / 2 + 4, 'text-anchor': 'middle' }, part.name));
-        const what = n.fork ? `branch ${part.name}${part.graph === part.name ? '' : ` (step ${part.graph})`}` : `specialist ${part.name}${part.graph === part.name ? '' : ` (graph ${part.graph})`}`;
-        chip.append(el('title', {}, `${what}: runs in parallel with the others`));
-        group.append(chip);
-        parts.set(part.name, chip);
+      const noun = n.fork ? 'branches' : 'specialists';
+      if (open) {
+        for (const part of partBoxes(n, box.width)) {
+          const chip = el('g', { class: 'part', 'data-part': part.name, transform: `translate(${part.x},${part.y})` });
+          chip.append(el('rect', { width: part.width, height: PART.height, rx: 4 }));
+          chip.append(el('text', { x: part.width / 2, y: PART.height / 2 + 4, 'text-anchor': 'middle' }, part.name));
+          const what = n.fork ? `branch ${part.name}${part.graph === part.name ? '' : ` (step ${part.graph})`}` : `specialist ${part.name}${part.graph === part.name ? '' : ` (graph ${part.graph})`}`;
+          chip.append(el('title', {}, `${what}: runs in parallel with the others`));
+          group.append(chip);
+          parts.set(part.name, chip);
+        }
+      } else if (closed) {
+        summary = el('text', { x: box.width / 2, y: 37, 'text-anchor': 'middle', class: 'coordinator-summary' }, `${n.parts.length} ${noun}`);
+        group.append(summary, el('title', {}, `${noun}: ${n.parts.map((p) => p.name).join(', ')} (run in parallel)`));
       }
+      if (n.parts.length > 0) group.append(expander(n, box));
     }
     group.addEventListener('click', () => n.id !== END && onSelect(n.id));
     group.addEventListener('keydown', (ev) => ev.key === 'Enter' && n.id !== END && onSelect(n.id));
-    svg.append(group);
-    nodeEls.set(n.id, { group, badge, parts });
+    nodeEls.set(n.id, { group, badge, parts, summary, node: n });
+    return group;
   }
-  container.replaceChildren(svg);
+
+  /** The open/close button in a coordinator's corner: a click redraws with its parts shown or hidden. */
+  function expander(n, box) {
+    const size = 22;
+    const toggle = el('g', { class: 'expander', role: 'button', tabindex: 0, 'data-expand': n.id, 'aria-expanded': String(n.expanded), transform: `translate(${box.width - size - 3},${box.height - size - 3})` });
+    toggle.append(el('rect', { width: size, height: size, rx: 4 }), el('text', { x: size / 2, y: size / 2 + 5, 'text-anchor': 'middle' }, n.expanded ? '−' : '+'));
+    toggle.append(el('title', {}, n.expanded ? 'hide the parts' : 'show the parts'));
+    const flip = (ev) => {
+      ev.stopPropagation();
+      toggleOpen(n.id);
+    };
+    toggle.addEventListener('click', flip);
+    toggle.addEventListener('keydown', (ev) => ev.key === 'Enter' && flip(ev));
+    return toggle;
+  }
+
+  /** Opens or closes a coordinator, keeping it where it was on screen. */
+  function toggleOpen(id) {
+    const before = laid.nodes.get(id);
+    const t = viewport.transform();
+    const screen = { x: before.x * t.k + t.x, y: before.y * t.k + t.y };
+    if (expanded.has(id)) expanded.delete(id);
+    else expanded.add(id);
+    model = drawable(def, expanded);
+    draw(laid.rankdir);
+    const after = laid.nodes.get(id);
+    viewport.place(after.x, after.y, screen.x, screen.y);
+  }
 
   /**
-   * Labels each edge with its estimated probability (`probabilities`: edge key → p, from the
-   * transitions panel); edges without one lose theirs. Null clears every label.
+   * Labels each edge with its estimated probability (`map`: edge key → p, from the transitions
+   * panel); edges without one lose theirs. Null clears every label.
    */
-  function showProbabilities(probabilities) {
+  function showProbabilities(map) {
+    probabilities = map;
     for (const [key, group] of edgeEls) {
       group.querySelector('.edge-prob')?.remove();
-      const p = probabilities?.get(key);
+      const p = map?.get(key);
       if (p === undefined) {
         group.removeAttribute('data-probability');
         continue;
@@ -190,36 +212,71 @@ export function renderGraph(container, def, onSelect) {
     }
   }
 
-  update.showProbabilities = showProbabilities;
-  return update;
-
   function update(view, selected) {
-    for (const [id, { group, badge, parts }] of nodeEls) {
+    last = { view, selected };
+    for (const [id, { group, badge, parts, summary, node }] of nodeEls) {
       const visits = id === END ? (view.status === 'completed' ? 1 : 0) : (view.visits.get(id) ?? 0);
+      const seen = node.parts.map((p) => ({ name: p.name, ...partsSeen(view, p.name) }));
+      const running = seen.filter((p) => p.active);
       group.setAttribute('data-visits', String(visits));
-      group.classList.toggle('visited', visits > 0);
+      group.classList.toggle('visited', visits > 0 || seen.some((p) => p.visited));
       group.classList.toggle('failed', view.failedNodes.has(id));
-      group.classList.toggle('active', view.activeNodes.has(id));
+      group.classList.toggle('active', view.activeNodes.has(id) || running.length > 0);
       group.classList.toggle('waiting', view.waiting?.nodeId === id);
       group.classList.toggle('selected', selected === id);
       badge.textContent = visits > 1 ? `×${visits}` : '';
-      for (const [name, chip] of parts) {
-        // A specialist's events run under the trace path `root/<kind>[n]`, a fork branch's under `root/<branch>[n]`.
-        const mine = (path) => path.startsWith(`root/${name}[`);
-        chip.classList.toggle('visited', [...view.lanes.keys()].some(mine));
-        chip.classList.toggle('active', [...view.active].some((key) => mine(key.split('|')[0])));
+      for (const p of seen) {
+        parts.get(p.name)?.classList.toggle('visited', p.visited);
+        parts.get(p.name)?.classList.toggle('active', p.active);
+      }
+      if (summary) {
+        const noun = node.fork ? 'branches' : 'specialists';
+        summary.textContent = running.length > 0 ? `${running.length} of ${node.parts.length} running` : seen.some((p) => p.visited) ? `${seen.filter((p) => p.visited).length} of ${node.parts.length} ran` : `${node.parts.length} ${noun}`;
+        group.dataset.running = running.map((p) => p.name).join(' ');
       }
     }
-    const lit = nodeEls.get(litNode(view))?.group;
-    for (const { group } of nodeEls.values()) group.classList.toggle('lit', group === lit);
-    keepInView(container.closest('.graph-panel') ?? container, lit);
+    const lit = litNode(view);
+    for (const [id, { group }] of nodeEls) group.classList.toggle('lit', id === lit);
+    // The drawing follows the lit node when it changes (never the window); a node the reader panned away from stays put otherwise.
+    if (lit !== litId && laid?.nodes.has(lit)) {
+      const b = laid.nodes.get(lit);
+      viewport.reveal({ x: b.x - b.width / 2, y: b.y - b.height / 2, width: b.width, height: b.height });
+    }
+    litId = lit;
     for (const [key, group] of edgeEls) {
       const times = view.traversed.get(key) ?? 0;
       group.classList.toggle('traversed', times > 0);
       group.classList.toggle('last', view.lastEdge === key);
       group.setAttribute('data-traversed', String(times));
     }
-    // A run that ended early by a folded route lights the legend entry instead of an edge.
-    if (legend !== null) legend.classList.toggle('traversed', folded.some((from) => !edgeEls.has(edgeKey(from, END)) && (view.traversed.get(edgeKey(from, END)) ?? 0) > 0));
+    for (const { entry, item } of legendEls) item.classList.toggle('traversed', legendTaken(entry, view, edgeEls));
   }
+
+  /** Fits the drawing; a drawing too wide for the panel is shown around its start node. */
+  function fit() {
+    viewport.fit(laid.nodes.get(def.initial ?? '')?.x ?? null);
+  }
+
+  model = drawable(def, expanded);
+  draw('TB');
+  const relayout = () => {
+    const wanted = direction();
+    if (wanted !== laid.rankdir) draw(wanted);
+    fit();
+  };
+  relayout();
+  // Fit again whenever the panel changes size (a window resize, a phone turned round).
+  let seenSize = `${svg.clientWidth}x${svg.clientHeight}`;
+  const resized = new ResizeObserver(() => {
+    if (!svg.isConnected) return resized.disconnect();
+    const now = `${svg.clientWidth}x${svg.clientHeight}`;
+    if (now === seenSize) return;
+    seenSize = now;
+    relayout();
+  });
+  resized.observe(svg);
+
+  update.showProbabilities = showProbabilities;
+  update.fit = fit;
+  return update;
 }
