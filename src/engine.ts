@@ -223,6 +223,8 @@ export { runSpans } from './trace/runSpans.js';
 export { InputError } from './input/InputError.js';
 /** The message a run starts with and a person's reply, as the CLI and the HTTP API accept them. */
 export { MessageText, ReplyText, MAX_TEXT_CHARS } from './input/RunText.js';
+/** The free text runs are searched for (`runs --search`, `GET /api/runs?search=`): matched literally in the run id, input and answer. */
+export { RunSearchText, MAX_SEARCH_CHARS } from './input/RunSearchText.js';
 /** A person's reply: text under the `ReplyText` rules, or a JSON value for a node with a reply schema. */
 export { ReplyValue } from './input/ReplyValue.js';
 /** Tool rounds a run may use: a whole number from 1 to 20 (`--tool-budget`, metadata `toolBudget`). */

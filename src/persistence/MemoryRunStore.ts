@@ -4,6 +4,7 @@ import { StoreError } from './StoreError.js';
 import { checkNewRun, checkPatch } from './checkStoreInput.js';
 import { decodeStored, encodeStored } from './storedJson.js';
 import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, parseStored, withSteps } from './storeRows.js';
+import { checkSearch, inputTextOf, matchesSearch } from './runSearch.js';
 
 /** Options for {@link MemoryRunStore}. */
 export interface MemoryRunStoreOptions {
@@ -25,6 +26,8 @@ interface Held {
   error: string | null;
   /** Step records written since the snapshot, one text per append (as the SQL stores keep them). */
   steps: string[];
+  /** The input the run started with, for search (the SQL stores' `input_text`). */
+  inputText: string | null;
 }
 
 /** One stored event, its data kept as JSON text. */
@@ -102,6 +105,7 @@ export class MemoryRunStore implements RunStore {
       snapshot,
       error: null,
       steps: [],
+      inputText: inputTextOf(run.snapshot),
     });
     this.#noteFinished(run.runId, run.status);
     return (await this.getRun(run.runId))!;
@@ -113,10 +117,12 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    const search = checkSearch(filter);
     const rows: Held[] = [];
     for (const held of this.#runs.values()) {
       if (filter.status !== undefined && held.record.status !== filter.status) continue;
       if (filter.graphName !== undefined && held.record.graphName !== filter.graphName) continue;
+      if (search !== undefined && !matchesSearch(search, [held.record.runId, held.inputText, held.record.outputText])) continue;
       rows.push(held);
     }
     // The SQL stores' order: newest first, then by run id.

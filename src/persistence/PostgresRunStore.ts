@@ -7,6 +7,10 @@ import { decodeStored } from './storedJson.js';
 import { eventRows, firstSeqs, readEventRows, seqConflict, type ReadEventRow, type RunSeqs } from './eventRows.js';
 import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
+import { checkSearch, LIKE_ESCAPE, likeContains } from './runSearch.js';
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 
 /** Options for {@link PostgresRunStore}. */
 export interface PostgresRunStoreOptions {
@@ -166,6 +170,12 @@ export class PostgresRunStore implements RunStore {
     const params: unknown[] = [];
     if (filter.status !== undefined) where.push(`status = $${params.push(filter.status)}`);
     if (filter.graphName !== undefined) where.push(`graph_name = $${params.push(filter.graphName)}`);
+    const search = checkSearch(filter);
+    if (search !== undefined) {
+      // translate() folds A–Z only, as the other stores do (lower() would fold other letters too); the pattern's wildcards are escaped.
+      const pattern = `$${params.push(likeContains(search))}`;
+      where.push(`(${['run_id', 'input_text', 'output_text'].map((c) => `translate(${c}, '${UPPER}', '${LOWER}') LIKE ${pattern} ESCAPE '${LIKE_ESCAPE}'`).join(' OR ')})`);
+    }
     const limit = `$${params.push(filter.limit ?? 100)}`;
     const res = await this.#query<RunRow>(
       `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ${limit}`,

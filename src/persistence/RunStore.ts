@@ -94,6 +94,12 @@ export type StepRecord = z.infer<typeof StepRecord>;
 export interface RunFilter {
   status?: StoredRunStatus;
   graphName?: string;
+  /**
+   * Only runs whose id, starting input or answer contains this text, literally (`%`, `_` and `\` are
+   * plain characters) and ignoring the case of A–Z (see `RunSearchText`). Runs stored before
+   * version 0.1 kept no input column and are found by id and answer only.
+   */
+  search?: string;
   /** Newest first; default 100. */
   limit?: number;
 }

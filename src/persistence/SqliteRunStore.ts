@@ -8,6 +8,18 @@ import { decodeStored } from './storedJson.js';
 import { eventRows, firstSeqs, readEventRows, seqConflict, type EventRow, type RunSeqs, type ReadEventRow } from './eventRows.js';
 import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
+import { checkSearch, LIKE_ESCAPE, likeContains } from './runSearch.js';
+
+/** Adds the input column to a runs table made before it existed (another process may add it at the same time). */
+function addInputColumn(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>;
+  if (columns.some((c) => c.name === 'input_text')) return;
+  try {
+    db.exec('ALTER TABLE runs ADD COLUMN input_text TEXT');
+  } catch (cause) {
+    if (!/duplicate column/i.test((cause as Error).message)) throw cause;
+  }
+}
 
 /** Options for {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -55,6 +67,7 @@ export class SqliteRunStore implements RunStore {
       this.#db.pragma('synchronous = NORMAL');
       this.#db.pragma('busy_timeout = 5000');
       this.#db.exec(RUN_STORE_SCHEMA.sqlite);
+      addInputColumn(this.#db);
     } catch (cause) {
       throw new StoreError(`cannot open the SQLite run store at ${this.file}: ${(cause as Error).message}; check the path (SWITCHBOARD_DB) and its permissions`, {
         code: 'store_config',
@@ -115,6 +128,12 @@ export class SqliteRunStore implements RunStore {
     const params: unknown[] = [];
     if (filter.status !== undefined) (where.push('status = ?'), params.push(filter.status));
     if (filter.graphName !== undefined) (where.push('graph_name = ?'), params.push(filter.graphName));
+    const search = checkSearch(filter);
+    if (search !== undefined) {
+      // lower() folds A–Z only, as the other stores do; the pattern's wildcards are escaped.
+      where.push(`(${['run_id', 'input_text', 'output_text'].map((c) => `lower(${c}) LIKE ? ESCAPE '${LIKE_ESCAPE}'`).join(' OR ')})`);
+      params.push(...Array(3).fill(likeContains(search)));
+    }
     const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, run_id LIMIT ?`;
     const rows = this.#guard('listing runs', () => this.#sql(sql).all(...params, filter.limit ?? 100)) as RunRow[];
     return rows.map((row) => this.#toRecord(row));

@@ -4,6 +4,7 @@ import { StoreError } from './StoreError.js';
 import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
 import { applySnapshotPatch } from './snapshotPatch.js';
 import { eventData } from './eventRows.js';
+import { inputTextOf } from './runSearch.js';
 
 /** A runs row as both SQL stores read it (snake_case columns, JSON as text, times as numbers). */
 export interface RunRow {
@@ -76,6 +77,8 @@ export function newRunColumns(run: NewRun, now: number, limit: number = MAX_STOR
     lease_expires_at: run.leaseExpiresAt,
     wait_reason: null,
     output_text: null,
+    // What a search finds the run by besides its id and answer (not part of the record).
+    input_text: inputTextOf(run.snapshot),
     error: null,
     last_seq: 0,
     created_at: now,

@@ -11,6 +11,7 @@ CREATE TABLE IF NOT EXISTS runs (
   lease_expires_at ${bigint},
   wait_reason TEXT,
   output_text TEXT,
+  input_text TEXT,
   error TEXT,
   last_seq INTEGER NOT NULL DEFAULT 0,
   created_at ${bigint} NOT NULL,
@@ -51,5 +52,6 @@ CREATE TABLE IF NOT EXISTS journal (
 /** The tables both stores create (same columns; JSON kept as text so both store the same bytes). */
 export const RUN_STORE_SCHEMA = {
   sqlite: tables('TEXT', 'INTEGER'),
-  postgres: tables('TEXT', 'BIGINT'),
+  // A table made before the input column was added gets it (SQLite: see SqliteRunStore).
+  postgres: `${tables('TEXT', 'BIGINT')}\nALTER TABLE runs ADD COLUMN IF NOT EXISTS input_text TEXT;\n`,
 };

@@ -21,6 +21,11 @@ import { StartRunBody, toRunRequest, type ImageUpload } from './StartRunBody.js'
 import type { LegStarted, WorkbenchRuns } from './WorkbenchRuns.js';
 import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
 import { wholeNumber } from '../input/wholeNumber.js';
+import { RunSearchText } from '../input/RunSearchText.js';
+
+function emptyToUndefined(value: unknown): unknown {
+  return value === '' ? undefined : value;
+}
 import { readRunHistory } from '../history/readRunHistory.js';
 import { checkStep, stateFromHistory } from '../history/stateAt.js';
 import { toRunStateJson } from '../json/RunStateJson.js';
@@ -39,10 +44,15 @@ export interface ApiContext {
   evalFile?: string;
 }
 
-/** `GET /api/runs` query; other parameters (a token, a cache buster) are ignored. */
+/**
+ * `GET /api/runs` query: `status`, `graph`, `search` (text in the run id, its input or its answer,
+ * matched literally, A–Z case-insensitive) and `limit`; other parameters (a token, a cache buster)
+ * are ignored. An empty `status`, `graph` or `search` means no filter (what an emptied form sends).
+ */
 const ListRunsQuery = z.object({
-  status: StoredRunStatus.optional(),
-  graph: z.string().min(1).optional(),
+  status: z.preprocess(emptyToUndefined, StoredRunStatus.optional()),
+  graph: z.preprocess(emptyToUndefined, z.string().max(200).optional()),
+  search: z.preprocess(emptyToUndefined, RunSearchText.optional()),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
@@ -126,7 +136,12 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.get('/api/runs', async (c) => {
     const query = parseQuery(ListRunsQuery, c.req.query(), 'GET /api/runs');
-    const records = await runs.manager.list({ ...(query.status ? { status: query.status } : {}), ...(query.graph ? { graphName: query.graph } : {}), limit: query.limit });
+    const records = await runs.manager.list({
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.graph ? { graphName: query.graph } : {}),
+      ...(query.search ? { search: query.search } : {}),
+      limit: query.limit,
+    });
     const firsts = await Promise.all(records.map((r) => runs.manager.store.listEvents(r.runId, { limit: 1 })));
     return c.json(records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data)));
   });

@@ -13,6 +13,7 @@ import { InputError } from '../../input/InputError.js';
 import { exitCodeFor } from '../exitCodes.js';
 import { parseInput } from '../../input/parseInput.js';
 import { MessageText } from '../../input/RunText.js';
+import { RunSearchText } from '../../input/RunSearchText.js';
 import { ReplyValue } from '../../input/ReplyValue.js';
 import { wholeNumber } from '../../input/wholeNumber.js';
 import { findGraph } from './findGraph.js';
@@ -84,9 +85,11 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .command('runs')
     .description('list stored runs, newest first')
     .option('--status <status>', `only runs with this status (${StoredRunStatus.options.join(', ')})`)
+    .option('--graph <name>', 'only runs of this graph')
+    .option('--search <text>', 'only runs whose id, input or answer contains this text (literally; A-Z in any case)')
     .option('--limit <n>', 'at most this many runs', '50')
     .option('--json', 'print JSON')
-    .action(async (opts: { status?: string; limit: string; json?: boolean }) => {
+    .action(async (opts: { status?: string; graph?: string; search?: string; limit: string; json?: boolean }) => {
       let status: StoredRunStatus | undefined;
       if (opts.status !== undefined) {
         const parsed = StoredRunStatus.safeParse(opts.status);
@@ -94,10 +97,13 @@ export function addRunCommands(program: Command, cli: CliContext): void {
         status = parsed.data;
       }
       const limit = parseInput(wholeNumber(1, 10_000, 'the limit'), opts.limit, '--limit');
+      const search = opts.search === undefined ? undefined : parseInput(RunSearchText, opts.search, '--search');
+      if (opts.graph !== undefined && opts.graph.trim() === '') throw new InputError('--graph must name a graph; received an empty name');
       const runs = await cli.runs();
-      const records = await runs.list({ ...(status ? { status } : {}), limit });
+      const records = await runs.list({ ...(status ? { status } : {}), ...(opts.graph === undefined ? {} : { graphName: opts.graph }), ...(search === undefined ? {} : { search }), limit });
       if (opts.json) return cli.out(JSON.stringify(await summaries(runs, records)));
-      cli.out(records.length === 0 ? 'no runs stored yet' : runsTable(records));
+      const filtered = status !== undefined || opts.graph !== undefined || search !== undefined;
+      cli.out(records.length === 0 ? (filtered ? 'no stored runs match' : 'no runs stored yet') : runsTable(records));
     });
 
   program
