@@ -17,6 +17,12 @@ export interface RunnableGraph {
    * deadline). Optional; graphs have none.
    */
   watchWait?(runId: string, options: { store?: RunStore; owner?: string; leaseMs?: number }): void;
+  /**
+   * When the wait a stored run is at times out (epoch ms; a typed workflow's HumanGate deadline),
+   * or null: what the run queue schedules a delayed job by, so the wait times out with no process
+   * of the run alive. Optional; graphs have none.
+   */
+  waitDeadline?(record: { status: string; snapshot: unknown }): number | null;
 }
 
 /** The key under which a front end that is not itself a `RunnableGraph` (a typed `Workflow`) gives its graph view. */

@@ -10,8 +10,8 @@ import { loadRun, toReplyEvent } from '../graph/durable/resumeRun.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
 import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConnection.js';
 import { QueueError } from './QueueError.js';
-import { RUN_JOB, jobIdFor, type RunJobData } from './runJob.js';
-import { keepReply, pendingReply } from './pendingReply.js';
+import { RUN_JOB, deadlineJobIdFor, jobIdFor, type RunJobData } from './runJob.js';
+import { keepReply, pendingReply, waitStep } from './pendingReply.js';
 
 /** Options for {@link RunQueue}. */
 export interface RunQueueOptions {
@@ -29,6 +29,13 @@ export interface RunQueueOptions {
 export interface SweepOutcome {
   /** The runs it found needing a job (a job that already existed was left as it was). */
   enqueued: string[];
+  /** The waiting runs whose deadline it scheduled (a delayed job that already existed was left as it was). */
+  deadlines: string[];
+}
+
+/** What a wait that timed out is resumed with (as `watchDeadline` does in process). */
+export function timeoutReply(deadline: number): { decision: 'TIMEOUT'; text: string } {
+  return { decision: 'TIMEOUT', text: `no decision before the deadline (${new Date(deadline).toISOString()})` };
 }
 
 /** The queue name the options or the environment ask for. */
@@ -133,11 +140,45 @@ export class RunQueue {
    * is a no-op while it exists.
    */
   async enqueue(record: Pick<RunRecord, 'runId' | 'status' | 'version'>): Promise<void> {
-    const jobId = jobIdFor(record);
+    await this.#add(record.runId, { runId: record.runId }, jobIdFor(record), 0);
+  }
+
+  /**
+   * Schedules the timeout of the wait a stored run is at, when its graph gives that wait a deadline
+   * (a typed workflow's HumanGate with `timeoutMs`): a BullMQ job delayed until the deadline, named
+   * by the run, the wait and the deadline, so scheduling it again (a sweep, a second worker) adds it
+   * once. Whichever worker takes it then resumes the run with TIMEOUT if it still waits there; no
+   * process of the run needs to be alive. Resolves to the deadline, or null when the wait has none.
+   */
+  async armDeadline(record: Pick<RunRecord, 'runId' | 'graphName' | 'status' | 'snapshot'>): Promise<number | null> {
+    if (record.status !== 'waiting') return null;
+    const deadline = this.#graphs.get(record.graphName)?.waitDeadline?.(record) ?? null;
+    if (deadline === null) return null;
+    await this.#add(record.runId, { runId: record.runId, deadline }, deadlineJobIdFor(record.runId, waitStep(record), deadline), Math.max(0, deadline - Date.now()));
+    return deadline;
+  }
+
+  /**
+   * Keeps the TIMEOUT reply for the wait `runId` is at when that wait's deadline is `deadline` and
+   * has passed (a delayed job's work before its run is advanced). Of a person's reply and the
+   * timeout, the first kept wins, as for two replies. Resolves to what the job should do: advance the
+   * run (`due`, also when a reply was kept first), look again later (`early`, the clock is behind),
+   * or nothing (`moved`: the run no longer waits there).
+   */
+  async timeOut(runId: string, deadline: number, now = Date.now()): Promise<'due' | 'early' | 'moved'> {
+    const record = await this.store.getRun(runId);
+    if (record === null || record.status !== 'waiting') return 'moved';
+    if ((this.#graphs.get(record.graphName)?.waitDeadline?.(record) ?? null) !== deadline) return 'moved';
+    if (now < deadline) return 'early';
+    await keepReply(this.store, record, timeoutReply(deadline));
+    return 'due';
+  }
+
+  async #add(runId: string, data: RunJobData, jobId: string, delay: number): Promise<void> {
     try {
-      await (await this.#bull()).add(RUN_JOB, { runId: record.runId }, { jobId, removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+      await (await this.#bull()).add(RUN_JOB, data, { jobId, delay, removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
     } catch (cause) {
-      throw new QueueError(`cannot add the job of run ${record.runId} to Redis at ${this.redisUrl}: ${(cause as Error).message}; the run is stored and the next sweep adds it`, {
+      throw new QueueError(`cannot add the job of run ${runId} to Redis at ${this.redisUrl}: ${(cause as Error).message}; the run is stored and the next sweep adds it`, {
         code: 'queue_unavailable',
         cause,
       });
@@ -147,12 +188,14 @@ export class RunQueue {
   /**
    * Gives a job to every run that needs one and may have none: queued runs (a crash between the
    * row and its job), interrupted runs, running runs whose owner is gone, and waiting runs with a
-   * reply kept. Workers call it periodically; after Redis lost its data it restores every job.
+   * reply kept; and schedules the deadline of every waiting run whose wait has one. Workers call it
+   * periodically; after Redis lost its data it restores every job.
    */
   async sweep(options: { now?: number; limit?: number } = {}): Promise<SweepOutcome> {
     const now = options.now ?? Date.now();
     const limit = options.limit ?? 10_000;
     const enqueued: string[] = [];
+    const deadlines: string[] = [];
     const candidates: RunRecord[] = [];
     for (const status of ['queued', 'interrupted', 'running', 'waiting'] as const) candidates.push(...(await this.store.listRuns({ status, limit })));
     for (const record of candidates) {
@@ -161,11 +204,14 @@ export class RunQueue {
         record.status === 'interrupted' ||
         (record.status === 'running' && isOrphaned(record, now)) ||
         (record.status === 'waiting' && (await pendingReply(this.store, record)) !== undefined);
-      if (!needsJob) continue;
-      await this.enqueue(record);
-      enqueued.push(record.runId);
+      if (needsJob) {
+        await this.enqueue(record);
+        enqueued.push(record.runId);
+      } else if (record.status === 'waiting' && (await this.armDeadline(record)) !== null) {
+        deadlines.push(record.runId);
+      }
     }
-    return { enqueued };
+    return { enqueued, deadlines };
   }
 
   /** Closes the connection to Redis (the store is the caller's to close). */

@@ -127,12 +127,27 @@ export class RunWorker {
 
   async #process(job: Job<RunJobData>, token: string | undefined): Promise<string> {
     const runId = job.data.runId;
+    if (job.data.deadline !== undefined) {
+      // A wait's deadline: keep the TIMEOUT reply if the run still waits there, then advance it as for a reply.
+      const due = await this.#queue.timeOut(runId, job.data.deadline);
+      if (due === 'moved') return 'nothing';
+      if (due === 'early') {
+        await job.moveToDelayed(job.data.deadline, token);
+        throw new this.#delayed!();
+      }
+    }
     const outcome = await advanceRun(runId, {
       store: this.#options.store,
       graphs: this.#graphs,
       owner: this.owner,
       leaseMs: this.#options.leaseMs ?? DEFAULT_LEASE_MS,
     });
+    if ((outcome.outcome === 'advanced' && outcome.run.status === 'waiting') || (outcome.outcome === 'nothing' && job.data.deadline === undefined)) {
+      // A wait with a deadline times out by a delayed job, whichever worker is alive then (also
+      // armed when a retried job finds the run already waiting: the first try may have died here).
+      const record = await this.#options.store.getRun(runId);
+      if (record !== null) await this.#queue.armDeadline(record);
+    }
     try {
       this.#options.onOutcome?.(outcome);
     } catch {

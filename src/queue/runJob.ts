@@ -6,6 +6,8 @@ export const RUN_JOB = 'run';
 /** What a run job carries: only the run id; the store holds everything else. */
 export interface RunJobData {
   runId: string;
+  /** A delayed job that times out a wait: the wait's deadline (epoch ms), as the run's graph reports it. */
+  deadline?: number;
 }
 
 /**
@@ -15,4 +17,9 @@ export interface RunJobData {
  */
 export function jobIdFor(record: Pick<RunRecord, 'runId' | 'status' | 'version'>): string {
   return record.status === 'queued' ? record.runId : `${record.runId}.v${record.version}`;
+}
+
+/** The id of the delayed job that times out the wait a run is at: one per wait (its step) and deadline. */
+export function deadlineJobIdFor(runId: string, waitStep: number, deadline: number): string {
+  return `${runId}.t${waitStep}.${deadline}`;
 }

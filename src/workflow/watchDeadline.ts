@@ -70,6 +70,15 @@ function waitOf(compiled: CompiledWorkflow, machine: GraphMachine, record: { sta
 }
 
 /**
+ * When the wait a stored record is at times out (epoch ms), or null: a HumanGate with a deadline
+ * of its own, or one inside a sub-workflow or fork branch it waits for. What a run queue schedules
+ * its delayed job by.
+ */
+export function waitDeadline(compiled: CompiledWorkflow, machine: GraphMachine, record: { status: string; snapshot: unknown } | null): number | null {
+  return waitOf(compiled, machine, record)?.deadline ?? null;
+}
+
+/**
  * Arms the deadline of a run that waits at a `HumanGate` with `timeoutMs` — its own, or one inside
  * a sub-workflow or fork branch it waits for, at any depth: when it passes and the run still waits
  * at that same wait (no reply came, no other process resumed it), the run is resumed with TIMEOUT

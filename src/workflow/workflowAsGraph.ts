@@ -6,7 +6,7 @@ import { startRun } from '../graph/startRun.js';
 import { streamRun } from '../graph/streamRun.js';
 import { deadlineOptions, engineOptions } from './runWorkflow.js';
 import type { CompiledWorkflow } from './compileWorkflow.js';
-import { watchDeadline, type DeadlineOptions } from './watchDeadline.js';
+import { waitDeadline, watchDeadline, type DeadlineOptions } from './watchDeadline.js';
 
 /** A run's input as the workflow's input: text as it is, a request's `input`. */
 const inputOf = (input: string | AgentRequest): unknown => (typeof input === 'string' ? input : input?.input);
@@ -43,5 +43,6 @@ export function workflowAsGraph(name: string, machine: () => GraphMachine, compi
     },
     toMachine: machine,
     watchWait,
+    waitDeadline: (record) => waitDeadline(compiled(), machine(), record),
   };
 }

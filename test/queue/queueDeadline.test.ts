@@ -1,0 +1,141 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresRunStore, RunQueue, recoverRuns } from '../../src/index.js';
+import { toRunnableGraph } from '../../src/graph/RunnableGraph.js';
+import { waitStep } from '../../src/queue/pendingReply.js';
+import { deadlineJobIdFor } from '../../src/queue/runJob.js';
+import { PG_URL } from '../persistence/storeTargets.js';
+import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { graphs } from './deadlineGraphs.js';
+import { startWorker, type WorkerProcess } from './workerProcess.js';
+
+/** The gate's deadline: long enough that the first worker is dead well before it on a busy machine. */
+const GATE_MS = 8_000;
+process.env.SWITCHBOARD_TEST_GATE_MS = String(GATE_MS);
+
+async function until<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 120_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A HumanGate's deadline as a BullMQ delayed job: the worker that ran the run to its wait is
+ * SIGKILLed, and a fresh worker process times the wait out at the deadline; no process of the
+ * original run is alive. A sweep schedules a deadline whose job was never added, and a
+ * `recoverRuns` timer in another process as well does not time the wait out twice.
+ */
+describe.skipIf(REDIS_MISSING !== null)(`wait deadlines as delayed jobs (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
+  let redis: TestRedis;
+  const workers: WorkerProcess[] = [];
+  const closers: Array<() => Promise<unknown>> = [];
+  let counter = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    for (const w of workers) w.signal('SIGKILL');
+    await Promise.all(workers.map((w) => w.exited));
+    for (const close of closers.reverse()) await close();
+    await redis?.stop();
+  });
+
+  function setting() {
+    const n = ++counter;
+    const schema = `qdl_${process.pid}_${Date.now().toString(36)}_${n}`;
+    const queueName = `deadline${n}`;
+    const store = new PostgresRunStore({ url: PG_URL, schema, max: 4 });
+    const queue = new RunQueue({ store, graphs, redisUrl: redis.url, queueName });
+    const bull = new Queue(queueName, { connection: { url: redis.url } });
+    closers.push(() => store.close(), () => queue.close(), () => bull.close());
+    const env = {
+      SWITCHBOARD_DATABASE_URL: PG_URL,
+      SWITCHBOARD_DATABASE_SCHEMA: schema,
+      SWITCHBOARD_DB: '',
+      SWITCHBOARD_REDIS_URL: redis.url,
+      SWITCHBOARD_QUEUE: queueName,
+      SWITCHBOARD_TEST_GATE_MS: String(GATE_MS),
+      OPENAI_API_KEY: '',
+    };
+    const spawnWorker = (sweepMs: number) => {
+      const w = startWorker({ graphs: 'test/queue/deadlineGraphs.ts', workerArgs: ['--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', String(sweepMs)] }, env);
+      workers.push(w);
+      return w;
+    };
+    /** Starts a run on a worker that is then SIGKILLed once the run waits at the gate; resolves with the run and its deadline. */
+    const waitOnDoomedWorker = async (input: string) => {
+      const first = spawnWorker(0);
+      await first.ready;
+      const runId = await queue.start('timed-review', input);
+      await until('the first worker to leave the run waiting', () => first.lines.some((l) => l.startsWith(`run ${runId}: waiting`)));
+      first.signal('SIGKILL');
+      await first.exited;
+      const record = (await store.getRun(runId))!;
+      expect(record.status).toBe('waiting');
+      const deadline = toRunnableGraph(graphs[0]!).waitDeadline!(record)!;
+      expect(typeof deadline).toBe('number');
+      // The worker died before the deadline: what times the wait out is not a process of its leg.
+      expect(Date.now()).toBeLessThan(deadline);
+      return { runId, deadline, jobId: deadlineJobIdFor(runId, waitStep(record), deadline) };
+    };
+    return { store, bull, spawnWorker, waitOnDoomedWorker };
+  }
+
+  it('a fresh worker process times the wait out at its deadline after the worker that ran the run died', async () => {
+    const { store, bull, spawnWorker, waitOnDoomedWorker } = setting();
+    const { runId, deadline, jobId } = await waitOnDoomedWorker('the plan');
+    // The dead worker scheduled the timeout in Redis before it said the run waits.
+    const job = await bull.getJob(jobId);
+    expect(job?.data).toEqual({ runId, deadline });
+    expect(await job?.getState()).toBe('delayed');
+    // No sweep: only the delayed job can move the run.
+    const second = spawnWorker(0);
+    await second.ready;
+    const done = await until('the run to time out', async () => {
+      const r = await store.getRun(runId);
+      return r !== null && r.status !== 'waiting' && r.status !== 'running' ? r : null;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.outputText).toMatch(/^expired draft of the plan: no decision before the deadline \(\d{4}-/);
+    const events = await store.listEvents(runId);
+    const resumed = events.filter((e) => e.type === 'run.resumed');
+    expect(resumed).toHaveLength(1);
+    // On schedule: not before the deadline.
+    expect(new Date(resumed[0]!.at).getTime()).toBeGreaterThanOrEqual(deadline);
+    expect(second.lines.some((l) => l.startsWith(`run ${runId}: completed`))).toBe(true);
+    second.signal('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 300_000);
+
+  it('a sweep schedules a deadline whose job was lost, and a recoverRuns timer in another process as well times the wait out once', async () => {
+    const { store, bull, spawnWorker, waitOnDoomedWorker } = setting();
+    const { runId, deadline, jobId } = await waitOnDoomedWorker('the memo');
+    // As if the worker had died between the wait's checkpoint and its delayed job.
+    await bull.remove(jobId);
+    expect(await bull.getJob(jobId)).toBeUndefined();
+    const second = spawnWorker(500);
+    await second.ready;
+    await until('the sweep to schedule the deadline again', async () => (await bull.getJob(jobId)) !== undefined, deadline - Date.now());
+    // This process watches the same wait (recovering at start-up arms its in-process timer).
+    await recoverRuns({ store, graphs });
+    const done = await until('the run to time out', async () => {
+      const r = await store.getRun(runId);
+      return r !== null && r.status !== 'waiting' && r.status !== 'running' ? r : null;
+    });
+    expect(done.status).toBe('completed');
+    expect(done.outputText).toMatch(/^expired draft of the memo: no decision before the deadline/);
+    // Let both timers fire, then count: one resume, one onTimeout step.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const events = await store.listEvents(runId);
+    expect(events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'expire')).toHaveLength(1);
+    expect(new Date(events.find((e) => e.type === 'run.resumed')!.at).getTime()).toBeGreaterThanOrEqual(deadline);
+    second.signal('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 300_000);
+});
