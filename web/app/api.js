@@ -27,7 +27,8 @@ export async function api(path, init = {}) {
 
 export const listGraphs = () => api('/api/graphs');
 export const listScenarios = () => api('/api/scenarios');
-export const listRuns = () => api('/api/runs?limit=50');
+/** Stored runs, newest first; `params` (URLSearchParams) filters them by `search`, `status`, `graph` and `limit`. */
+export const listRuns = (params = new URLSearchParams({ limit: '50' })) => api(`/api/runs?${params}`);
 export const latestEval = () => api('/api/eval');
 export const getRun = (runId) => api(`/api/runs/${encodeURIComponent(runId)}`);
 export const definition = (graph) => api(`/api/graphs/${encodeURIComponent(graph)}/definition`);

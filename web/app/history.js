@@ -3,11 +3,11 @@
 const time = (ms) => new Date(ms).toLocaleTimeString();
 
 /** Renders `runs` into `list`; clicking a run calls `onOpen(run)`. */
-export function renderHistory(list, runs, currentId, onOpen) {
+export function renderHistory(list, runs, currentId, onOpen, filtered = false) {
   if (runs.length === 0) {
     const empty = document.createElement('li');
     empty.className = 'muted';
-    empty.textContent = 'No runs stored yet.';
+    empty.textContent = filtered ? 'No stored runs match.' : 'No runs stored yet.';
     list.replaceChildren(empty);
     return;
   }

@@ -9,6 +9,7 @@ import { runViewAt } from './runView.js';
 import { createTimeline } from './timeline.js';
 import { createTimeTravel } from './timeTravel.js';
 import { createWaterfall } from './waterfall.js';
+import { createRunSearch } from './runSearch.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
@@ -17,6 +18,7 @@ const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [],
 const definitions = new Map();
 
 const waterfall = createWaterfall($('waterfall'));
+const runSearch = createRunSearch({ text: $('runs-search'), status: $('runs-status'), graph: $('runs-graph') }, () => refreshRuns());
 const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
 
 const travel = createTimeTravel(
@@ -192,14 +194,24 @@ async function analyzeShownGraph() {
   }
 }
 
+/** The query of the last list asked for: an older answer arriving late is dropped. */
+let listing = 0;
+
 async function refreshRuns() {
+  const mine = ++listing;
+  const query = runSearch.query();
+  let runs;
   try {
-    state.runs = await api.listRuns();
+    runs = await api.listRuns(query);
   } catch (error) {
-    showError($('start-error'), error);
+    if (mine === listing) showError($('runs-error'), error);
     return;
   }
-  renderHistory($('history'), state.runs, state.run?.runId, (run) => (showRunHeader(), openRun(run.runId, run.graph)));
+  if (mine !== listing) return;
+  showError($('runs-error'), null);
+  state.runs = runs;
+  renderHistory($('history'), state.runs, state.run?.runId, (run) => (showRunHeader(), openRun(run.runId, run.graph)), runSearch.active());
+  $('history').dataset.query = query.toString();
 }
 
 async function init() {
@@ -209,6 +221,7 @@ async function init() {
   const { graphs, default: byDefault } = await api.listGraphs();
   state.graphs = graphs;
   state.defaultGraph = byDefault;
+  runSearch.setGraphs(graphs.map((g) => g.name));
   const select = $('graph-select');
   select.replaceChildren(...graphs.map((g) => Object.assign(document.createElement('option'), { value: g.name, textContent: g.name, selected: g.name === byDefault })));
   // Choosing a graph shows its machine and is where the next free-text run starts.
