@@ -168,4 +168,21 @@ describe('a trained understanding as JSON', () => {
     // Misspellings go through the restored vocabulary too.
     expect(restored.understand('what is your retrun polcy?', OCT)).toEqual(trained.understand('what is your retrun polcy?', OCT));
   });
+
+  it('keeps every weight bit for bit, writes each feature name once, and refuses weights that do not match the rows', () => {
+    const data = defaultUnderstanding().toJSON();
+    // Written again from what it was read from, it is the same text: no weight lost a bit.
+    expect(JSON.stringify(MessageUnderstanding.fromJSON(JSON.parse(JSON.stringify(data))).toJSON())).toBe(JSON.stringify(data));
+    expect(new Set(data.features).size).toBe(data.features.length);
+    // The three classifiers share the names: the route model alone has most of them.
+    const rowsOf = (rows: string) => Buffer.from(rows, 'base64').byteLength / 4;
+    expect(rowsOf(data.model.rows) + rowsOf(data.intent.rows) + rowsOf(data.person.rows)).toBeGreaterThan(data.features.length * 1.5);
+    // About 8 bytes a weight in base64 (11), not about 20 as decimal text.
+    const weights = JSON.stringify(data.model.weights).length / (rowsOf(data.model.rows) * data.model.labels.length);
+    expect(weights).toBeLessThan(11);
+    const cut = { ...data, person: { ...data.person, weights: Buffer.from(data.person.weights, 'base64').subarray(16).toString('base64') } };
+    expect(() => MessageUnderstanding.fromJSON(cut)).toThrow(RangeError);
+    const outside = { ...data, features: data.features.slice(0, 10) };
+    expect(() => MessageUnderstanding.fromJSON(outside)).toThrow(/feature names/);
+  });
 });

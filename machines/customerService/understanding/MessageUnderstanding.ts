@@ -62,6 +62,8 @@ export interface UnderstandingSettings {
 
 /** A trained understanding as plain JSON (see {@link MessageUnderstanding.toJSON}). */
 export interface MessageUnderstandingData {
+  /** The feature names of the three classifiers, once (their rows index into it). */
+  features: string[];
   model: SoftmaxClassifierData<Route>;
   intent: SoftmaxClassifierData<OrderIntent>;
   person: SoftmaxClassifierData<PersonIntent>;
@@ -156,15 +158,17 @@ export class MessageUnderstanding {
 
   /** What it learned, as plain JSON; {@link MessageUnderstanding.fromJSON} gives back an understanding that answers exactly the same. */
   toJSON(): MessageUnderstandingData {
-    return { model: this.#model.toJSON(), intent: this.#intent.toJSON(), person: this.#person.toJSON(), vocabulary: this.#spelling.counts(), settings: { ...this.#settings } };
+    const names = new Map<string, number>();
+    const [model, intent, person] = [this.#model.toJSON(names), this.#intent.toJSON(names), this.#person.toJSON(names)];
+    return { features: [...names.keys()], model, intent, person, vocabulary: this.#spelling.counts(), settings: { ...this.#settings } };
   }
 
   /** An understanding from {@link MessageUnderstanding.toJSON}'s output, without training. */
   static fromJSON(data: MessageUnderstandingData): MessageUnderstanding {
     return new MessageUnderstanding(
-      SoftmaxClassifier.fromJSON(data.model),
-      SoftmaxClassifier.fromJSON(data.intent),
-      SoftmaxClassifier.fromJSON(data.person),
+      SoftmaxClassifier.fromJSON(data.model, data.features),
+      SoftmaxClassifier.fromJSON(data.intent, data.features),
+      SoftmaxClassifier.fromJSON(data.person, data.features),
       SpellingVocabulary.fromCounts(data.vocabulary), { ...DEFAULT_SETTINGS, ...data.settings });
   }
 
