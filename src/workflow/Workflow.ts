@@ -242,9 +242,13 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
     return runSubWorkflow(this, ctx, input, scope, resume);
   }
 
-  /** @internal whether a run of this workflow can wait for a person (then a parent waits with it). */
+  /**
+   * @internal whether a run of this workflow can wait for a person (then a parent waits with it): a
+   * gate that asks one, a sub-workflow or fork branch that can, or a fan-out (its items are known
+   * only when it runs, and any of them may be a sub-workflow that waits).
+   */
   [CAN_WAIT](): boolean {
-    for (const rt of this.#compile().runtime.values()) if (rt.type === 'person' || rt.type === 'sub-wait' || (rt.type === 'fork' && rt.canWait)) return true;
+    for (const rt of this.#compile().runtime.values()) if (rt.type === 'person' || rt.type === 'sub-wait' || (rt.type === 'fork' && rt.canWait) || rt.type === 'fan-out') return true;
     return false;
   }
 

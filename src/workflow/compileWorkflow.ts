@@ -19,7 +19,9 @@ export type NodeRuntime =
   | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
   | { type: 'loop-exit' }
   | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string; recoveries: Readonly<Record<string, Recovery[]>>; canWait: boolean }
-  | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string; recoveries: Recovery[] }
+  | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string; recoveries: Recovery[]; waits: string }
+  /** Where a fan-out waits while an item's sub-workflow waits for a person: an engine node only, not in the graph (whether an item waits is known only when it runs). */
+  | { type: 'fan-wait'; fanOut: string }
   | { type: 'join' }
   | { type: 'decision'; model: ModelClient; prompt?: string; options: string[] }
   | { type: 'gate'; gate: Gate; maxRetries: number; reflector: Step | null; handles: Record<'PASS' | 'FAIL' | 'ESCALATE' | 'TIMEOUT', boolean>; person: string | null }
@@ -28,6 +30,7 @@ export type NodeRuntime =
 /** A workflow compiled: its plain-data graph and how each node runs. */
 export interface CompiledWorkflow {
   graph: WorkflowGraph;
+  /** How each graph node runs, and each fan-out's wait (`fan-wait`, an engine node the graph does not show). */
   runtime: ReadonlyMap<string, NodeRuntime>;
   /** Workflows used as steps (by node id), for nesting. */
   subWorkflows: ReadonlyMap<string, unknown>;
@@ -159,8 +162,10 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
         const fork = id('fork');
         const join = id('join');
         const template = id('for-each');
+        const waits = id(`${fork}:waits`);
         const recoveries: Recovery[] = [];
-        add({ id: fork, type: 'fork', label: 'for-each' }, { type: 'fan-out', itemsOf: block.itemsOf, stepFor: block.stepFor, join, template, recoveries });
+        add({ id: fork, type: 'fork', label: 'for-each' }, { type: 'fan-out', itemsOf: block.itemsOf, stepFor: block.stepFor, join, template, recoveries, waits });
+        runtime.set(waits, { type: 'fan-wait', fanOut: fork });
         nodes.push({ id: template, type: 'step', label: 'for-each', kind: 'deterministic', typed: { input: false, output: false } });
         add({ id: join, type: 'join', label: 'for-each' }, { type: 'join' });
         edge(fork, template, 'branch');

@@ -48,7 +48,7 @@ export class SubWorkflowWaiting extends Error {
     readonly workflow: string,
     readonly held: HeldChild,
   ) {
-    super(`sub-workflow "${workflow}" waits for a person (${held.reason}); a step that runs it where the run cannot wait (a fan-out item, a plain execute call) cannot continue — use the workflow itself as a step of the main flow or of a parallel branch`);
+    super(`sub-workflow "${workflow}" waits for a person (${held.reason}); a step that runs it where the run cannot wait (inside another step, a plain execute call) cannot continue — use the workflow itself as a step of the main flow, a parallel branch or a fan-out item`);
   }
 }
 

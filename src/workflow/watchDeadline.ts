@@ -8,7 +8,8 @@ import type { RunStore } from '../persistence/RunStore.js';
 import type { CompiledWorkflow } from './compileWorkflow.js';
 import { deadlineKey } from './personRouter.js';
 import type { HeldChild } from './runSubWorkflow.js';
-import { heldChildKey } from './workflowKeys.js';
+import { forkKey, heldChildKey } from './workflowKeys.js';
+import { firstWaitingItem, stepOfItem, type FanOutHeld } from './runFanOut.js';
 import { compiledOf } from './workflowMachine.js';
 
 /** What a timed-out wait is resumed with: the store it is kept in (none: held in this process) and the listeners of the leg that armed it. */
@@ -29,7 +30,8 @@ type WaitingSnapshot = { context?: { waiting?: { nodeId?: string } | null; state
 /**
  * Where a waiting snapshot of a workflow's machine waits at a HumanGate with a deadline, or null:
  * at a gate of its own, or — through a sub-workflow step's wait (`<step>:waits`, the held child's
- * snapshot) or a node whose child waits (a fork's branch) — at one inside, at any depth.
+ * snapshot), a fan-out's wait (its first waiting item) or a node whose child waits (a fork's
+ * branch) — at one inside, at any depth.
  */
 function waitIn(compiled: CompiledWorkflow, machine: object, snapshot: unknown, above: string): WaitAt | null {
   const context = (snapshot as WaitingSnapshot)?.context;
@@ -49,6 +51,16 @@ function waitIn(compiled: CompiledWorkflow, machine: object, snapshot: unknown, 
     const child = compiled.subWorkflows.get(rt.step) as { toMachine?: () => GraphMachine } | undefined;
     if (held === undefined || typeof child?.toMachine !== 'function') return null;
     return waitInMachine(child.toMachine(), held.snapshot, where);
+  }
+  if (rt?.type === 'fan-wait') {
+    // A fan-out's wait: the first waiting item's sub-workflow, made again by stepFor from the held item.
+    const held = context?.state?.[forkKey(rt.fanOut)] as FanOutHeld | undefined;
+    const fan = compiled.runtime.get(rt.fanOut);
+    const index = firstWaitingItem(held);
+    if (held === undefined || index === null || fan?.type !== 'fan-out') return null;
+    const step = stepOfItem(fan, held.items[index], index) as { toMachine?: () => GraphMachine };
+    if (typeof step.toMachine !== 'function') return null;
+    return waitInMachine(step.toMachine(), held.waits[index]!.snapshot, where);
   }
   const node = findSpec(machine)?.nodes.find((n) => n.id === nodeId)?.node;
   if (isCompilableNode(node) && node.waitingChild !== undefined) {

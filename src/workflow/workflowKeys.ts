@@ -17,6 +17,8 @@ export const loopKey = (loop: string): string => `workflow.loop:${loop}`;
 export const gateKey = (gate: string): string => `workflow.gate:${gate}`;
 /** Branch outputs of a fork while it runs. */
 export const forkKey = (fork: string): string => `workflow.fork:${fork}`;
+/** The person's reply taken by a waiting fan-out, for its first waiting item. */
+export const fanOutReplyKey = (fork: string): string => `workflow.fork:${fork}:reply`;
 
 /** The snapshot of a sub-workflow that waits for a person, held while its parent waits (by the parent's step node id). */
 export const heldChildKey = (step: string): string => `workflow.sub:${step}`;

@@ -14,7 +14,8 @@ import { AgentContext } from './AgentContext.js';
 import type { CompiledWorkflow, NodeRuntime } from './compileWorkflow.js';
 import { contextFromObject } from './executeStep.js';
 import { forkNode } from './forkNode.js';
-import { END_ROUTE, WORKFLOW_KEYS, childReplyKey, heldChildKey, type EarlyEnd } from './workflowKeys.js';
+import { END_ROUTE, WORKFLOW_KEYS, childReplyKey, fanOutReplyKey, forkKey, heldChildKey, type EarlyEnd } from './workflowKeys.js';
+import { fanOutWaitReason, firstWaitingItem, type FanOutHeld } from './runFanOut.js';
 import type { HeldChild } from './runSubWorkflow.js';
 import { finalResult, workflowNode } from './workflowNodes.js';
 import { personRouter, PersonReply, PERSON_REPLY_KEY } from './personRouter.js';
@@ -133,6 +134,8 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
   const absorbed = new Set<string>();
   const nodeDefs = new Map<string, GraphNode>();
   const joinOf = new Map<string, string>();
+  /** Each fan-out's wait node (by fan-out id), and back. */
+  const waitOf = new Map<string, string>();
   for (const node of graph.nodes) {
     const rt = runtime.get(node.id);
     if (rt?.type === 'fork') {
@@ -164,6 +167,20 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
         reply: PersonReply,
         replyTo: 'state',
       }));
+    } else if (rt.type === 'fan-out') {
+      nodeDefs.set(node.id, workflowNode(node.id, rt));
+      // Its wait, for items whose sub-workflow waits for a person: a reply continues the first of them.
+      const fan = rt;
+      nodeDefs.set(rt.waits, humanNode({
+        reason: (ctx) => {
+          const held = ctx.get(forkKey(node.id)) as FanOutHeld | undefined;
+          return held === undefined || firstWaitingItem(held) === null ? `an item of ${node.id} waits for a person` : fanOutWaitReason(fan, node.id, held);
+        },
+        replyKey: fanOutReplyKey(node.id),
+        reply: PersonReply,
+        replyTo: 'state',
+      }));
+      waitOf.set(node.id, rt.waits);
     } else if (rt.type === 'person') {
       nodeDefs.set(node.id, humanNode({ reason: `gate "${rt.gate}" waits for a person's decision: reply PASS or FAIL ("FAIL: why")`, replyKey: PERSON_REPLY_KEY, reply: PersonReply, replyTo: 'state' }));
     } else if (node.id === graph.finishNode) {
@@ -187,6 +204,12 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     const from = joinOf.get(id) ?? id;
     const out = graph.edges.filter((e) => e.from === from);
     const rt = runtime.get(id)!;
+    if (rt.type === 'fan-wait') {
+      // A fan-out's wait goes back to the fan-out, whatever the reply (the item takes it there).
+      def.groups.set(id, [{ router: noRoute, routeMap: {} }]);
+      def.transitions.set(id, [{ to: rt.fanOut, condition: null }]);
+      continue;
+    }
     // A step's way on: its unconditional edge, or the back-edge that closes a loop or a gate's retry.
     // A person's FAIL goes on like an unconditional edge (their router answers nothing for it).
     const isDefault = (e: (typeof out)[number]) =>
@@ -194,6 +217,8 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
     // Only steps and forks (abort, terminate) and loop nodes (the fuse) can end a run early.
     const routeMap: Record<string, string> = EARLY_ENDERS.has(rt.type) ? { [END_ROUTE]: END } : {};
     for (const e of out) if (!isDefault(e)) routeMap[e.label ?? e.condition] = e.to;
+    const waits = waitOf.get(id);
+    if (waits !== undefined) routeMap['WAIT'] = waits;
     def.groups.set(id, [{ router: rt.type === 'person' ? personRouter(rt, personClock(compiled, rt.gate)) : rt.type === 'sub-wait' ? noRoute : routeOf, routeMap }]);
     const next = out.find(isDefault);
     def.transitions.set(id, [{ to: id === graph.finishNode ? END : (next?.to ?? END), condition: null }]);

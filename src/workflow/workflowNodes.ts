@@ -8,9 +8,9 @@ import { gateNode } from './gateNode.js';
 import { outputKeyOf } from './Steps.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import { DEFAULT_LOOP_FUSE, END_ROUTE, WORKFLOW_KEYS, loopKey, type EarlyEnd } from './workflowKeys.js';
-import { runFanOut } from './runFanOut.js';
+import { runFanOut, type FanOutHeld } from './runFanOut.js';
 import { SubWorkflowWaiting, type HeldChild } from './runSubWorkflow.js';
-import { childReplyKey, heldChildKey } from './workflowKeys.js';
+import { childReplyKey, fanOutReplyKey, forkKey, heldChildKey } from './workflowKeys.js';
 import { runtimeOfContext } from '../graph/RunRuntime.js';
 
 /** A result that hands `value` on (and, for text, shows it as the output text). */
@@ -76,6 +76,32 @@ function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): N
   };
 }
 
+/**
+ * The fan-out node: runs the items (see {@link runFanOut}) and writes their context changes. When
+ * items wait for a person it holds them in the run's state and routes to its wait (`WAIT`); the
+ * reply brings the run back here, and the first waiting item continues with it.
+ */
+function fanOutNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'fan-out' }>): NodeFunction {
+  return async (wctx, request) => {
+    const before = contextFromState(wctx.state);
+    const runtime = runtimeOfContext(wctx);
+    const held = before.get(forkKey(nodeId)) as FanOutHeld | undefined;
+    const reply = before.get(fanOutReplyKey(nodeId));
+    // Held without a reply (never so after the wait node): nothing to continue, the run waits again.
+    if (held !== undefined && reply === undefined) return handOn(request.input, 'WAIT');
+    const run = runtime === undefined ? null : { runtime, runId: wctx.runId, step: wctx.step };
+    const done = await runFanOut(rt, before, request.input, run, held === undefined ? undefined : { held, reply });
+    for (const [key, value] of Object.entries(done.changes)) wctx.put(key, value);
+    wctx.state.delete(fanOutReplyKey(nodeId));
+    if (done.waiting !== null) {
+      wctx.put(forkKey(nodeId), done.waiting);
+      return handOn(request.input, 'WAIT');
+    }
+    wctx.state.delete(forkKey(nodeId));
+    return done.end === null ? handOn(done.outputs) : early(done.end.value, done.end.end, done.end.message);
+  };
+}
+
 /** Starts a loop: its pass count (and `ITERATION_COUNT`) at 0, or at 1 for a do-while whose body runs now. */
 function loopEntry(rt: Extract<NodeRuntime, { type: 'loop-entry' }>): NodeFunction {
   return (wctx, request) => {
@@ -123,13 +149,7 @@ export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
     case 'decision':
       return async (wctx, request) => handOn(request.input, await decide(rt, contextFromState(wctx.state), request.input, wctx.signal));
     case 'fan-out':
-      return async (wctx, request) => {
-        const before = contextFromState(wctx.state);
-        const runtime = runtimeOfContext(wctx);
-        const { outputs, context, end } = await runFanOut(rt, before, request.input, runtime === undefined ? null : { runtime, runId: wctx.runId, step: wctx.step });
-        writeBack(wctx, before, context);
-        return end === null ? handOn(outputs) : early(end.value, end.end, end.message);
-      };
+      return fanOutNode(nodeId, rt);
     case 'gate':
       return gateNode(nodeId, rt);
     case 'loop-exit':
@@ -137,6 +157,7 @@ export function workflowNode(nodeId: string, rt: NodeRuntime): NodeFunction {
     case 'fork':
     case 'person':
     case 'sub-wait':
+    case 'fan-wait':
       return (_wctx, request) => handOn(request.input);
   }
 }
