@@ -15,18 +15,21 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), line(widths.map((w) => '─'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/** The path and step count stored in a run's snapshot. */
+/** The path stored in a run's snapshot (node ids, as the engine ran them). */
 export function snapshotPath(record: RunRecord): string[] {
   return readPath((record.snapshot as { context?: { path?: unknown } } | null)?.context?.path);
 }
 
-/** One row per run: id, graph, status, steps, when, and what it waits for or answered. */
-export function runsTable(records: RunRecord[]): string {
+/**
+ * One row per run: id, graph, status, steps (the length of its path as `pathOf` names it: a typed
+ * workflow's steps, not its structural nodes), when, and what it waits for or answered.
+ */
+export function runsTable(records: RunRecord[], pathOf: (record: RunRecord) => string[] = snapshotPath): string {
   const rows = records.map((r) => [
     r.runId,
     r.graphName,
     r.status,
-    String(snapshotPath(r).length),
+    String(pathOf(r).length),
     new Date(r.updatedAt).toISOString().replace('T', ' ').slice(0, 19),
     excerpt(r.status === 'waiting' ? `waits: ${r.waitReason ?? ''}` : r.error?.message ?? r.outputText),
   ]);

@@ -13,7 +13,7 @@ export const RunSummaryJson = z.object({
   runId: z.string(),
   graph: z.string(),
   status: StoredRunStatus,
-  path: z.array(z.string()).describe('Node ids in the order they ran'),
+  path: z.array(z.string()).describe("The nodes it ran, in order: node ids, or a typed workflow's step names"),
   steps: z.number().int().nonnegative(),
   waitReason: z.string().nullable(),
   outputText: z.string().nullable(),
@@ -73,9 +73,11 @@ function forkOf(data: Record<string, unknown> | undefined): { runId: string; ste
 
 /**
  * The {@link RunSummaryJson} of a stored run (secrets and images redacted); `first` is the data of
- * its first stored event (`run.started`: the input and, for a fork, its parent).
+ * its first stored event (`run.started`: the input and, for a fork, its parent); `pathOf` names the
+ * path as the run's graph does (`RunManager.pathOf`: a typed workflow's step names), else it is the
+ * stored node ids.
  */
-export function runSummary(record: RunRecord, first?: Record<string, unknown>): RunSummaryJson {
+export function runSummary(record: RunRecord, first?: Record<string, unknown>, pathOf?: (record: RunRecord) => string[]): RunSummaryJson {
   const context = contextOf(record);
   const firstInput = firstInputOf(first);
   const parent = forkOf(first);
@@ -84,7 +86,7 @@ export function runSummary(record: RunRecord, first?: Record<string, unknown>): 
     runId: record.runId,
     graph: record.graphName,
     status: record.status,
-    path: readPath(context.path),
+    path: pathOf === undefined ? readPath(context.path) : pathOf(record),
     steps: typeof context.steps === 'number' ? context.steps : 0,
     waitReason: record.waitReason,
     outputText: record.outputText,
@@ -99,11 +101,11 @@ export function runSummary(record: RunRecord, first?: Record<string, unknown>): 
   return redactForOutput(summary) as RunSummaryJson;
 }
 
-/** The {@link RunDetailJson} of a stored run (secrets and images redacted); `live` only when known. */
-export function runDetail(record: RunRecord, live: boolean | undefined, first?: Record<string, unknown>): RunDetailJson {
+/** The {@link RunDetailJson} of a stored run (secrets and images redacted); `live` only when known; `pathOf` as for {@link runSummary}. */
+export function runDetail(record: RunRecord, live: boolean | undefined, first?: Record<string, unknown>, pathOf?: (record: RunRecord) => string[]): RunDetailJson {
   const context = contextOf(record);
   return {
-    ...runSummary(record, first),
+    ...runSummary(record, first, pathOf),
     request: redactForOutput(context.request ?? null),
     state: redactForOutput(context.state ?? {}) as Record<string, unknown>,
     waiting: context.waiting ?? null,

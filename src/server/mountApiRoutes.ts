@@ -143,14 +143,14 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
       limit: query.limit,
     });
     const firsts = await Promise.all(records.map((r) => runs.manager.store.listEvents(r.runId, { limit: 1 })));
-    return c.json(records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data)));
+    return c.json(records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data, (record) => runs.manager.pathOf(record))));
   });
 
   app.get('/api/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     const record = await runs.manager.get(runId);
     const [first] = await runs.manager.store.listEvents(runId, { limit: 1 });
-    return c.json(runDetail(record, runs.hub.isLive(runId), first?.data));
+    return c.json(runDetail(record, runs.hub.isLive(runId), first?.data, (r) => runs.manager.pathOf(r)));
   });
 
   app.get('/api/runs/:runId/state', async (c) => {
@@ -205,6 +205,6 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   app.post('/api/runs/:runId/cancel', async (c) => {
     const record = await runs.cancel(c.req.param('runId'));
     const [first] = await runs.manager.store.listEvents(record.runId, { limit: 1 });
-    return c.json(runSummary(record, first?.data));
+    return c.json(runSummary(record, first?.data, (r) => runs.manager.pathOf(r)));
   });
 }

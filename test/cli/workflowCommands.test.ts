@@ -68,6 +68,11 @@ describe('typed workflows in the CLI', () => {
     expect(waiting.status).toBe('waiting');
     expect(waiting.waiting.nodeId).toBe('approval:person');
     expect(waiting.waiting.reason).toContain('reply PASS or FAIL');
+    // A stored workflow run names its steps wherever its path is shown (no engine ids: fork, join, approval, approval:person, finish).
+    const [shownWaiting, listedWaiting] = await Promise.all([runCli([...fixture, ...store, 'show', waiting.runId]), runCli([...fixture, ...store, 'runs'])]);
+    expect(shownWaiting.status, shownWaiting.stderr).toBe(0);
+    expect(shownWaiting.stdout).toContain('\npath: draft → spell → facts\n');
+    expect(listedWaiting.stdout).toMatch(new RegExp(`${waiting.runId}\\s+review\\s+waiting\\s+3\\s`));
 
     const failed = await runCli([...fixture, ...store, 'resume', waiting.runId, '--reply', 'FAIL: name the owner', '--json']);
     expect(failed.status, failed.stderr).toBe(3);
@@ -80,7 +85,10 @@ describe('typed workflows in the CLI', () => {
     const shown = await runCli([...fixture, ...store, 'show', waiting.runId, '--json']);
     expect(shown.status, shown.stderr).toBe(0);
     const record = JSON.parse(shown.stdout) as { status: string; graph: string; events: Array<{ type: string; path: string; nodeId: string | null }> };
-    expect(record).toMatchObject({ status: 'completed', graph: 'review' });
+    expect(record).toMatchObject({ status: 'completed', graph: 'review', path: ['draft', 'spell', 'facts', 'revise', 'publish'] });
+    const [shownText, listed] = await Promise.all([runCli([...fixture, ...store, 'show', waiting.runId]), runCli([...fixture, ...store, 'runs', '--json'])]);
+    expect(shownText.stdout).toContain('\npath: draft → spell → facts → revise → publish\n');
+    expect((JSON.parse(listed.stdout) as Array<{ runId: string; path: string[] }>).find((r) => r.runId === waiting.runId)?.path).toEqual(['draft', 'spell', 'facts', 'revise', 'publish']);
     // The fork's branches are in the stored trace, each in its lane.
     expect(record.events.filter((e) => e.type === 'node.completed' && e.path !== 'root').map((e) => `${e.path} ${e.nodeId}`)).toEqual(['root/spell[1] spell', 'root/facts[2] facts']);
   }, 300_000);

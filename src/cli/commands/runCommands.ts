@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { StoredRunStatus } from '../../persistence/RunStore.js';
 import type { WorkflowRun } from '../../graph/WorkflowRun.js';
 import type { CliContext } from '../CliContext.js';
-import { eventLine, runsTable, snapshotPath } from '../format.js';
+import { eventLine, runsTable } from '../format.js';
 import { toRunJson } from '../../json/RunJson.js';
 import { runDetail, runSummary } from '../../json/RunSummaryJson.js';
 import { toEventJson } from '../../json/EventJson.js';
@@ -23,7 +23,7 @@ import { BUDGET_OPTION_HELP, budgetFromFlags, type BUDGET_FLAGS } from '../../in
 /** The runs as `GET /api/runs` lists them: each with the input its first event recorded. */
 async function summaries(runs: RunManager, records: RunRecord[]) {
   const firsts = await Promise.all(records.map((r) => runs.store.listEvents(r.runId, { limit: 1 })));
-  return records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data));
+  return records.map((r, i) => runSummary(r, firsts[i]?.[0]?.data, (record) => runs.pathOf(record)));
 }
 
 /** Collects a repeatable option of node ids (each may list several, separated by commas). */
@@ -52,7 +52,10 @@ async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next
   const record = await queue.store.getRun(runId);
   if (record === null) throw new InputError(`run ${runId} is not in the store after it was queued; is SWITCHBOARD_DATABASE_URL the workers' database?`);
   const [first] = await queue.store.listEvents(runId, { limit: 1 });
-  if (json) return cli.out(JSON.stringify(runSummary(record, first?.data)));
+  if (json) {
+    const runs = await cli.runs();
+    return cli.out(JSON.stringify(runSummary(record, first?.data, (r) => runs.pathOf(r))));
+  }
   cli.out(`run ${runId}: ${record.status} (${next}; follow it with: switchboard show ${runId})`);
 }
 
@@ -103,7 +106,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const records = await runs.list({ ...(status ? { status } : {}), ...(opts.graph === undefined ? {} : { graphName: opts.graph }), ...(search === undefined ? {} : { search }), limit });
       if (opts.json) return cli.out(JSON.stringify(await summaries(runs, records)));
       const filtered = status !== undefined || opts.graph !== undefined || search !== undefined;
-      cli.out(records.length === 0 ? (filtered ? 'no stored runs match' : 'no runs stored yet') : runsTable(records));
+      cli.out(records.length === 0 ? (filtered ? 'no stored runs match' : 'no runs stored yet') : runsTable(records, (record) => runs.pathOf(record)));
     });
 
   program
@@ -114,11 +117,11 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const runs = await cli.runs();
       const record = await runs.get(runId);
       const events = await runs.events(runId);
-      const detail = runDetail(record, undefined, events[0]?.data);
+      const detail = runDetail(record, undefined, events[0]?.data, (r) => runs.pathOf(r));
       if (opts.json) return cli.out(JSON.stringify({ ...detail, events: events.map((e) => toEventJson(e.data)) }));
       cli.out(`run ${record.runId}  graph ${record.graphName}  status ${record.status}  version ${record.version}`);
       if (detail.parentRunId !== null) cli.out(`forked from ${detail.parentRunId} at step ${String(detail.forkedAt)}`);
-      cli.out(`path: ${snapshotPath(record).join(' → ') || '(none yet)'}`);
+      cli.out(`path: ${detail.path.join(' → ') || '(none yet)'}`);
       if (record.waitReason) cli.out(`waiting: ${record.waitReason}`);
       if (record.error) cli.out(`error: ${record.error.code}: ${record.error.message}`);
       if (record.outputText !== null) cli.out(`answer: ${record.outputText}`);
@@ -178,7 +181,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const queue = await cli.queue();
       const record = queue !== null ? await queue.cancel(runId) : await runs.cancel(runId);
       const [first] = await runs.store.listEvents(runId, { limit: 1 });
-      if (opts.json) return cli.out(JSON.stringify(runSummary(record, first?.data)));
+      if (opts.json) return cli.out(JSON.stringify(runSummary(record, first?.data, (r) => runs.pathOf(r))));
       cli.out(`run ${record.runId}: ${record.status}`);
     });
 }

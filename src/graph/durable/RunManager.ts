@@ -10,6 +10,8 @@ import type { DurableOptions, ResumeOptions } from './DurableOptions.js';
 import { recoverRuns, type RecoveryOutcome } from './recoverRuns.js';
 import { resumeRun } from './resumeRun.js';
 import { forkRun, type ForkOptions } from '../../history/forkRun.js';
+import { findSpec } from '../machineSpecs.js';
+import { readPath } from '../PathLog.js';
 
 /** Options for {@link RunManager}. */
 export interface RunManagerOptions extends Omit<DurableOptions, 'store'> {
@@ -89,6 +91,24 @@ export class RunManager {
     const record = await this.store.getRun(runId);
     if (record === null) throw new RunStateError(`run not found: ${runId}`, { code: 'run_not_found', runId });
     return record;
+  }
+
+  /**
+   * The nodes a stored run ran, in order, read from its snapshot and named as its graph names them:
+   * a typed workflow's step names (its structural nodes and waits left out, as in a run's `path`),
+   * a graph's node ids. A run of a graph not registered here keeps the stored node ids.
+   */
+  pathOf(record: RunRecord): string[] {
+    const ids = readPath((record.snapshot as { context?: { path?: unknown } } | null)?.context?.path);
+    const graph = this.#graphs.get(record.graphName);
+    let io;
+    try {
+      io = graph === undefined ? undefined : findSpec(graph.toMachine())?.io;
+    } catch {
+      // A graph that no longer compiles still lists its runs, by node id.
+      return ids;
+    }
+    return io?.path === undefined ? ids : io.path(ids);
   }
 
   events(runId: string, afterSeq?: number): Promise<StoredEvent[]> {
