@@ -2,7 +2,7 @@ import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { isCompilableNode, type NodePart } from '../graph/CompilableNode.js';
 import { END } from '../graph/END.js';
 import { transitionNames } from '../trace/transitionNames.js';
-import { compiledOf } from '../workflow/workflowMachine.js';
+import { isGateNode } from '../workflow/isGateNode.js';
 
 /** A state of a compiled graph machine, as the workbench draws it. */
 export interface MachineStateInfo {
@@ -126,8 +126,6 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
   const unconditional = (key: string) => spec.byKey.get(key)?.transitions.some((t) => t.condition === null) ?? false;
   const conditionOf = (key: string, index: number | undefined) => spec.byKey.get(key)?.transitions[index ?? -1]?.condition != null;
   const named = transitionNames(machine);
-  // A typed workflow's gate answers one of its routes every time (strict routes fail otherwise), so its fallback transition is never taken.
-  const gate = (nodeId: string) => compiledOf(machine)?.runtime.get(nodeId)?.type === 'gate';
   const labelOf = (from: string, key: string, found: ReturnType<typeof hopKind>): string | null => {
     if (found.kind === 'conditional') return (found.keys ?? [found.to ?? '']).map((k) => (k === END ? 'END' : k)).join(', ');
     if (found.kind === 'transition') return named({ from, to: found.to ?? '', fromKey: key, ...(found.index === undefined ? {} : { index: found.index }) });
@@ -140,7 +138,7 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
       const found = hopKind(t);
       const guard = t.guard === undefined ? null : typeof t.guard === 'string' ? { type: t.guard } : { type: t.guard.type, ...(t.guard.params ? { params: t.guard.params } : {}) };
       const extra = found.kind === 'transition' ? { conditional: conditionOf(key, found.index) } : {};
-      const reachable = !(found.kind === 'end' && t.guard === undefined && unconditional(key)) && !(found.kind === 'transition' && gate(from));
+      const reachable = !(found.kind === 'end' && t.guard === undefined && unconditional(key)) && !(found.kind === 'transition' && isGateNode(machine, from));
       const label = labelOf(from, key, found);
       hops.push({ from, to: toOf(t, found), target: targetKey(t.target), guard, on, priority, ...found, ...extra, ...(label === null ? {} : { label }), reachable });
     });

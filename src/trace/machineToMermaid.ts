@@ -4,6 +4,7 @@ import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { machineGraph, machineOf, type MachineEdge } from './machineGraph.js';
 import { END_ROUTE } from '../workflow/workflowKeys.js';
 import { transitionNames, type TransitionName } from './transitionNames.js';
+import { isGateNode } from '../workflow/isGateNode.js';
 
 /** Options for {@link machineToMermaid}. */
 export interface MermaidOptions {
@@ -59,7 +60,8 @@ function edgeLabel(edge: MachineEdge, groupsOnNode: number, transitionName: Tran
 export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: MermaidOptions = {}): string {
   const shape = machineGraph(graph);
   const failures = options.failures ?? true;
-  const transitionName = transitionNames(machineOf(graph));
+  const machine = machineOf(graph);
+  const transitionName = transitionNames(machine);
   // Mermaid ids are identifiers: node keys are mapped to `n_<safe>` (unique), final states keep their names.
   const ids = new Map<string, string>();
   const used = new Set<string>(shape.finalStates);
@@ -99,6 +101,8 @@ export function machineToMermaid(graph: RunnableGraph | GraphMachine, options: M
     const groups = new Set(out.filter((e) => e.kind === 'conditional').map((e) => e.index)).size;
     const drawn: MachineEdge[] = [];
     for (let edge of out) {
+      // A typed workflow's gate always answers one of its routes: its fallback transition is never taken.
+      if (edge.kind === 'transition' && isGateNode(machine, edge.from)) continue;
       // Every step of a typed workflow can end the run at once (abort, terminate, a spent loop fuse).
       if (shape.kind === 'workflow' && edge.kind === 'conditional' && edge.keys?.includes(END_ROUTE) === true) {
         foldedEnds++;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { END, HumanGate, StateGraph, Workflow, machineDefinition, step, type MachineHop } from '../../src/index.js';
+import { END, HumanGate, StateGraph, Workflow, machineDefinition, machineToMermaid, step, type MachineHop } from '../../src/index.js';
 
 const routes = (hops: MachineHop[], from: string) => hops.filter((h) => h.from === from && (h.kind === 'conditional' || h.kind === 'transition'));
 
@@ -25,6 +25,11 @@ describe('machineDefinition: what the workbench draws', () => {
       expect(routes(def.hops, gate).filter((h) => h.reachable).map((h) => h.label)).not.toHaveLength(0);
       expect(routes(def.hops, 'write').find((h) => h.kind === 'transition')?.reachable).toBe(true);
     }
+    // The Mermaid export leaves it out as well.
+    const mermaid = machineToMermaid(asked.toMachine());
+    expect(mermaid).toMatch(/^ {2}n_approval --> n_approval_person : WAIT$/m);
+    expect(mermaid).not.toMatch(/^ {2}n_approval --> completed/m);
+    expect(machineToMermaid(judged.toMachine())).not.toMatch(/^ {2}n_judge --> completed/m);
   });
 
   it('labels hops as the Mermaid export does: route keys, a workflow edge’s label, if <condition> and else', () => {

@@ -48,6 +48,9 @@ describe('a failed run in the workbench', () => {
     expect(await page.getAttribute(node('check'), 'class')).not.toContain('failed');
     expect(await page.getAttribute(node('receipt'), 'class')).not.toMatch(/visited|failed/);
     expect(await strokeOf(node('charge'))).not.toBe(await strokeOf(node('check')));
+    // The failure hops every node has are one legend entry under the drawing, lit by this run.
+    expect(await page.locator('#graph .edge[data-to="failed"]').count()).toBe(0);
+    expect(await page.getAttribute('#graph .legend[data-legend="failure"]', 'class')).toContain('traversed');
   }, 30_000);
 
   it('keeps the answer box for a completed run and shows no error there', async () => {
@@ -58,5 +61,6 @@ describe('a failed run in the workbench', () => {
     expect(await page.textContent('#answer')).toContain('Looked it up 2 times');
     expect(await page.isHidden('#run-error')).toBe(true);
     expect(await page.locator('#graph .node.failed').count()).toBe(0);
+    expect(await page.getAttribute('#graph .legend[data-legend="failure"]', 'class')).not.toContain('traversed');
   }, 30_000);
 });

@@ -67,7 +67,7 @@ function offsetLine(points, d) {
  */
 export function layoutGraph(model, rankdir) {
   const g = new dagre.graphlib.Graph({ multigraph: false });
-  g.setGraph({ rankdir, nodesep: rankdir === 'TB' ? 28 : 22, ranksep: rankdir === 'TB' ? 44 : 54, edgesep: 14, marginx: 12, marginy: 12 });
+  g.setGraph({ rankdir, nodesep: rankdir === 'TB' ? 20 : 22, ranksep: rankdir === 'TB' ? 22 : 54, edgesep: 14, marginx: 12, marginy: 12 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of model.nodes) g.setNode(n.id, nodeSize(n));
   const byKey = new Map(model.edges.map((e) => [e.key, e]));

@@ -15,7 +15,7 @@ export const EARLY_END = 'workflow:end';
 const LEGEND_TEXT = {
   [EARLY_END]: `any step → END on ${EARLY_END} (abort, terminate, spent loop fuse)`,
   'no-route': 'no route matched → END',
-  failure: 'any node → failed when its step throws or its route fails; → max-steps once the fuse is spent',
+  failure: 'any node → failed when its step throws or its route fails, → max-steps when the fuse is spent',
 };
 
 /**
