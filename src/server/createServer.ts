@@ -25,6 +25,12 @@ export interface ServerOptions {
   scenarios?: readonly Scenario[];
   /** The folder scenario image paths are resolved against (default: the working directory). */
   scenarioRoot?: string;
+  /**
+   * Fault names the graphs understand (a graphs module's `faults` export): the page's start form
+   * offers them and `POST /api/runs` accepts them as `faults` (they reach the run as
+   * `request.metadata.faults`, as `--fault` does). Default none.
+   */
+  faults?: readonly string[];
   /** The graph a start without `graph` uses (default: the first). */
   defaultGraph?: string;
   /** When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`). */
@@ -120,6 +126,7 @@ export function createServer(options: ServerOptions): Workbench {
     runs,
     scenarios: options.scenarios ?? [],
     scenarioRoot: options.scenarioRoot ?? process.cwd(),
+    faults: options.faults ?? [],
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamBufferBytes: options.streamBufferBytes ?? 1024 * 1024,
     ...(options.evalFile === undefined ? {} : { evalFile: options.evalFile }),

@@ -22,6 +22,7 @@ import type { LegStarted, WorkbenchRuns } from './WorkbenchRuns.js';
 import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
 import { wholeNumber } from '../input/wholeNumber.js';
 import { RunSearchText } from '../input/RunSearchText.js';
+import { faultNames } from '../input/faultNames.js';
 
 function emptyToUndefined(value: unknown): unknown {
   return value === '' ? undefined : value;
@@ -37,6 +38,8 @@ export interface ApiContext {
   scenarios: readonly Scenario[];
   /** The folder scenario image paths are relative to. */
   scenarioRoot: string;
+  /** Fault names a start may inject (see `ServerOptions.faults`). */
+  faults: readonly string[];
   heartbeatMs: number;
   /** Most bytes queued for one event-stream client (see `eventStream`). */
   streamBufferBytes: number;
@@ -69,7 +72,7 @@ function parseSeq(value: string | undefined, what: string): number {
   return parsed.data;
 }
 
-function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string>, what: string): z.infer<S> {
+function parseQuery<S extends z.ZodType>(schema: S, query: unknown, what: string): z.infer<S> {
   const parsed = schema.safeParse(query);
   if (!parsed.success) throw new ServerError(`${what}: ${formatZodError(parsed.error)}`, { code: 'bad_request' });
   return parsed.data;
@@ -102,7 +105,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount, pausedSubscribers: runs.hub.pausedCount }));
 
-  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })) }));
+  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })), faults: [...ctx.faults] }));
 
   app.get('/api/graphs/:name/definition', (c) => c.json(machineDefinition(runs.graph(c.req.param('name')).toMachine())));
 
@@ -125,8 +128,12 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   });
 
   app.post('/api/runs', async (c) => {
-    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? } }');
-    const started = await runs.start(body.graph, toRunRequest(body), {
+    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? }, faults?: string[], breakpoints? }');
+    const faults = body.faults === undefined ? [] : parseQuery(faultNames(ctx.faults), body.faults, 'POST /api/runs faults');
+    const request = toRunRequest(body);
+    // Injected faults travel as request metadata, beside the image (as `--fault` and scenarios send them).
+    const withFaults = faults.length === 0 ? request : { ...request, metadata: { ...request.metadata, faults: [...new Set(faults)] } };
+    const started = await runs.start(body.graph, withFaults, {
       wait: wantsWait(c.req.query('wait')),
       ...(body.budget === undefined ? {} : { budget: body.budget }),
       ...(body.breakpoints === undefined ? {} : { breakpoints: body.breakpoints }),

@@ -52,9 +52,13 @@ function base64Of(file) {
   });
 }
 
-/** Starts a run from the form, as JSON; an attached image travels as `{ mediaType, base64, name }`, breakpoints as `{ before, after }`. */
-export async function startRun(graph, message, file, breakpoints) {
-  const body = graph ? { graph, message } : { message };
+/**
+ * Starts a run from the form, as JSON; an attached image travels as `{ mediaType, base64, name }`,
+ * breakpoints as `{ before, after }`, `options` (`{ budget?, faults? }`) as they are.
+ */
+export async function startRun(graph, message, file, breakpoints, options = {}) {
+  /** @type {Record<string, unknown>} */
+  const body = { ...(graph ? { graph, message } : { message }), ...options };
   if (breakpoints && (breakpoints.before.length > 0 || breakpoints.after.length > 0)) body.breakpoints = breakpoints;
   if (file) body.image = { mediaType: file.type, base64: await base64Of(file), name: file.name.slice(0, 200) };
   return api('/api/runs', { method: 'POST', body: JSON.stringify(body) });

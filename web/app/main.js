@@ -10,6 +10,7 @@ import { createTimeline } from './timeline.js';
 import { createTimeTravel } from './timeTravel.js';
 import { createWaterfall } from './waterfall.js';
 import { createRunSearch } from './runSearch.js';
+import { createRunOptions } from './startForm.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
@@ -18,6 +19,7 @@ const state = { graphs: [], defaultGraph: null, runs: [], run: null, events: [],
 const definitions = new Map();
 
 const waterfall = createWaterfall($('waterfall'));
+const runOptions = createRunOptions($('run-options'));
 const runSearch = createRunSearch({ text: $('runs-search'), status: $('runs-status'), graph: $('runs-graph') }, () => refreshRuns());
 const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
 
@@ -218,7 +220,8 @@ async function init() {
   // A deep link (#run=…) or a reload opens at the top, with the run header in view.
   history.scrollRestoration = 'manual';
   window.scrollTo({ top: 0 });
-  const { graphs, default: byDefault } = await api.listGraphs();
+  const { graphs, default: byDefault, faults } = await api.listGraphs();
+  runOptions.setFaults(faults ?? []);
   state.graphs = graphs;
   state.defaultGraph = byDefault;
   runSearch.setGraphs(graphs.map((g) => g.name));
@@ -263,7 +266,7 @@ async function init() {
     const graph = select.value || byDefault;
     try {
       const nodes = (id) => $(id).value.split(',').map((n) => n.trim()).filter((n) => n !== '');
-      const { runId } = await api.startRun(graph, $('message').value, $('image').files[0], { before: nodes('break-before'), after: nodes('break-after') });
+      const { runId } = await api.startRun(graph, $('message').value, $('image').files[0], { before: nodes('break-before'), after: nodes('break-after') }, runOptions.values());
       $('message').value = '';
       $('image').value = '';
       showRunHeader();

@@ -39,6 +39,7 @@ export function addServeCommand(program: Command, cli: CliContext): void {
         store: manager.store,
         graphs: module.graphs,
         scenarios: module.scenarios,
+        faults: module.faults,
         scenarioRoot: module.url.protocol === 'file:' ? dirname(fileURLToPath(module.url)) : process.cwd(),
         port,
         host: opts.host,
