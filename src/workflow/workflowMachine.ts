@@ -114,7 +114,8 @@ function machineIo(compiled: CompiledWorkflow): MachineIo {
       const out: WorkflowMachineOutput = {
         ...base,
         path: stepPath(compiled, base.path),
-        output: context.request.input,
+        // What run() answers: the last step's handoff (null for a run that failed before any step handed one on).
+        output: base.result?.handoff ?? null,
         context: contextFromObject(context.state).toJSON(),
       };
       return out as unknown as GraphMachineOutput;

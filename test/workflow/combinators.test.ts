@@ -68,6 +68,9 @@ describe('Workflow combinators', () => {
     const run = await runBoth(wf, 'aa b ccc');
     expect(run.output).toEqual(['0:2', '1:1', '2:3']);
     expect(run.context.get('seen:ccc')).toBe(true);
+    expect(run.context.get('seen:aa')).toBe(true);
+    // The items are not nodes of the graph: `path` does not list them (the trace does, in lanes root/for-each[n]).
+    expect(run.path).toEqual([]);
   });
 
   it('repeatUntil checks the predicate before each pass and writes ITERATION_COUNT', async () => {
@@ -99,10 +102,10 @@ describe('Workflow combinators', () => {
 
   it('ends max-steps when the loop fuse is spent (default 100, maxIterations in the run options)', async () => {
     const forever = Workflow.define<number>('forever').repeatUntil(() => false).step(step('spin', (_c, n: number) => n + 1)).end();
-    const run = await forever.run(0);
+    const run = await runBoth(forever, 0);
     expect(run.status).toBe('max-steps');
     expect(run.output).toBe(100);
-    const short = await forever.run(0, { maxIterations: 5 });
+    const short = await runBoth(forever, 0, {}, { maxIterations: 5 });
     expect(short.status).toBe('max-steps');
     expect(short.path).toHaveLength(5);
     expect(short.context.get(WORKFLOW_KEYS.loopPasses)).toBe(5);
@@ -128,7 +131,7 @@ describe('Workflow combinators', () => {
     expect(done.status).toBe('completed');
     expect(done.output).toBe('enough');
     expect(done.path).toEqual(['first', 'terminate-completed']);
-    const failed = await Workflow.define<string>('t2').step(Steps.terminate('failed', 'bad input')).run('x');
+    const failed = await runBoth(Workflow.define<string>('t2').step(Steps.terminate('failed', 'bad input')), 'x');
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toContain('bad input');
   });
@@ -145,9 +148,15 @@ describe('Workflow combinators', () => {
     expect(run.status).toBe('completed');
     expect(calls).toBe(3);
     expect(run.output).toBe('hello');
+    expect(run.path).toEqual(['name', 'flaky', 'output-of-name']);
+    // Under plain XState too: two failures, then the third call succeeds.
+    calls = 0;
+    expect((await runBoth(wf, 'hello')).output).toBe('hello');
     calls = -10;
     const out = await Workflow.define<string>('retry2').step(Steps.retrying(1, flaky)).run('x');
     expect(out.status).toBe('failed');
+    expect(out.error?.message).toContain('transient');
+    expect(calls).toBe(-8);
   });
 
   it('onError recovers by error class and by code with the failed step input', async () => {
@@ -166,14 +175,14 @@ describe('Workflow combinators', () => {
     expect(byClass.path).toEqual(['call', 'fallback', 'after']);
     const byCode = await runBoth(wf, 'coded');
     expect(byCode.output).toBe('after:coded(coded)');
-    const unhandled = await wf.run('boom');
+    const unhandled = await runBoth(wf, 'boom');
     expect(unhandled.status).toBe('failed');
     expect(unhandled.error?.message).toContain('other');
   });
 
   it('checks typed steps at run time: an input the schema refuses fails the step with its name', async () => {
     const wf = Workflow.define<unknown>('typed').step(step('num', (_c, n: number) => n * 2, { input: z.number() }));
-    const run = await wf.run('nine' as unknown);
+    const run = await runBoth(wf, 'nine' as unknown);
     expect(run.status).toBe('failed');
     expect(run.error?.message).toContain('step "num"');
   });
@@ -181,7 +190,7 @@ describe('Workflow combinators', () => {
   it('fails the run with a StateValidationError naming the key when updateContext writes a value its key refuses', async () => {
     const SCORE = contextKey('score', z.number().max(1));
     const wf = Workflow.define<number>('bad-write').step(step('rate', (_c, n: number) => n, { updateContext: (ctx, n) => ctx.mutate().with(SCORE, n).build() }));
-    const run = await wf.run(5);
+    const run = await runBoth(wf, 5);
     expect(run.status).toBe('failed');
     expect(run.error?.name).toBe('StateValidationError');
     expect(run.error?.message).toContain('"score"');

@@ -25,25 +25,34 @@ describe('decisions, shortcuts and sub-workflows', () => {
   it('fails the decision when the model names no option', async () => {
     const model = new OfflineModel({ rules: { [DECISION_AGENT]: () => 'neither' } });
     const wf = Workflow.define<string>('bad-choice').decision(model).option('a', step('a', (_c, s: string) => s)).option('b', step('b', (_c, s: string) => s)).end();
-    const run = await wf.run('x');
+    const run = await runBoth(wf, 'x');
     expect(run.status).toBe('failed');
     expect(run.error?.message).toContain('names none of the options (a, b)');
   });
 
   it('runs the sequential, loop, parallel and supervisor shortcuts', async () => {
     const seq = Workflow.sequential<string>('seq').step(mark('a')).then(mark('b'));
-    expect((await runBoth(seq, 's')).output).toBe('s>a>b');
+    const sq = await runBoth(seq, 's');
+    expect(sq.output).toBe('s>a>b');
+    expect(sq.path).toEqual(['a', 'b']);
+    expect(sq.context.get(DEPTH)).toEqual(['a', 'b']);
 
     const times = Workflow.loop<string>('thrice').step(mark('x')).times(3);
     const t = await runBoth(times, '');
     expect(t.output).toBe('>x>x>x');
+    expect(t.path).toEqual(['x', 'x', 'x']);
     expect(t.context.get(AgentContext.ITERATION_COUNT)).toBe(3);
 
     const until = Workflow.loop<string>('grow').step(mark('y')).until((_c, s) => s.length > 5);
-    expect((await runBoth(until, '')).output).toBe('>y>y>y');
+    const u = await runBoth(until, '');
+    expect(u.output).toBe('>y>y>y');
+    expect(u.path).toEqual(['y', 'y', 'y']);
+    expect(u.context.get(DEPTH)).toEqual(['y', 'y', 'y']);
 
     const par = Workflow.parallel<string>('par').step(step('len', (_c, s: string) => s.length), step('up', (_c, s: string) => s.toUpperCase()));
-    expect((await runBoth(par, 'ab')).output).toEqual([2, 'AB']);
+    const p = await runBoth(par, 'ab');
+    expect(p.output).toEqual([2, 'AB']);
+    expect(p.path).toEqual(['len', 'up']);
 
     const model = new OfflineModel({ rules: { [DECISION_AGENT]: ({ input }) => ({ json: { choice: input.includes('drafted') ? 'editor' : 'writer' } }) } });
     const sup = Workflow.supervisor<string>('desk', model)
@@ -51,6 +60,9 @@ describe('decisions, shortcuts and sub-workflows', () => {
       .until((_c, s) => s.endsWith('edited'));
     const s = await runBoth(sup, 'story');
     expect(s.output).toBe('story drafted edited');
+    // Each round is one step of the supervisor's loop; the agent a round picks runs inside it.
+    expect(s.path).toEqual(['desk-round', 'desk-round']);
+    expect(s.context.get(AgentContext.ITERATION_COUNT)).toBe(2);
   });
 
   it('runs chatStep and agentStep on scripted and offline models, counting tokens', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentContext, JudgeGate, OfflineModel, TieredGate, Workflow, llmJudge, step, type Judge } from 'switchboard';
+import { AgentContext, JudgeGate, OfflineModel, TieredGate, Workflow, llmJudge, step, type Gate, type GateDecision, type Judge } from 'switchboard';
 import { runBoth } from './support.js';
 
 const lengthJudge: Judge = (_ctx, output) => ({ score: Math.min(1, String(output).length / 10), reasons: [`${String(output).length} characters`] });
@@ -64,6 +64,34 @@ describe('gates', () => {
     const verdict = n.context.get(AgentContext.JUDGE_VERDICT);
     expect(verdict).toMatchObject({ decision: 'ESCALATE', score: null });
     expect(verdict?.reasons.join(' ')).toContain('gave no score');
+  });
+
+  it('routes each decision of a gate of its own, TIMEOUT included, and applies its updateContext', async () => {
+    const answers = (decision: GateDecision): Gate<string> => ({
+      name: 'own',
+      evaluate: () => decision,
+      updateContext: (ctx, d) => ctx.mutate().with('own-gate', d).build(),
+    });
+    const make = (decision: GateDecision) =>
+      Workflow.define<string>(`own-${decision}`)
+        .step(draft)
+        .gate(answers(decision))
+        .onPass(publish)
+        .onFail(revise)
+        .onEscalate(escalate)
+        .onTimeout(step('timed-out', (_c, s: string) => `timed out: ${s}`))
+        .maxRetries(0)
+        .end();
+    const timeout = await runBoth(make('TIMEOUT'), 'x');
+    expect(timeout.path).toEqual(['draft', 'timed-out']);
+    expect(timeout.output).toBe('timed out: x');
+    expect(timeout.context.get('own-gate')).toBe('TIMEOUT');
+    expect((await runBoth(make('PASS'), 'x')).path).toEqual(['draft', 'publish']);
+    expect((await runBoth(make('ESCALATE'), 'x')).path).toEqual(['draft', 'escalate']);
+    // FAIL with no retries left is treated as ESCALATE.
+    const fail = await runBoth(make('FAIL'), 'x');
+    expect(fail.path).toEqual(['draft', 'escalate']);
+    expect(fail.context.get('own-gate')).toBe('ESCALATE');
   });
 
   it('waits for a person when ESCALATE has no onEscalate', async () => {
