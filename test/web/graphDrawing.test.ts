@@ -244,6 +244,24 @@ describe('the workbench drawing on a phone (390×844)', () => {
       await page.close();
     }
   }, 60_000);
+  it('follows the lit node through a run without leaving the panel half empty', async () => {
+    const page = await openPage({ width: 390, height: 844 });
+    try {
+      await page.click('[data-scenario="1-policy"]');
+      await page.waitForSelector('body[data-run-status="completed"]', { timeout: 60_000 });
+      await page.waitForSelector('#graph [data-node-id="__end__"].lit');
+      const seen = await drawing(page);
+      expect(inside(seen.nodes.find((n) => n.id === '__end__')!, seen.canvas)).toBe(true);
+      // The drawing is taller and wider than the panel: brought to its end, it still reaches the panel's bottom and sides.
+      const layer = (await page.locator('#graph .graph-layer').boundingBox())!;
+      expect(layer.y + layer.height).toBeGreaterThanOrEqual(seen.canvas.bottom - 12);
+      expect(layer.x).toBeLessThanOrEqual(seen.canvas.left + 12);
+      expect(layer.x + layer.width).toBeGreaterThanOrEqual(seen.canvas.right - 12);
+      expect(seen.scrollWidth).toBeLessThanOrEqual(390);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });
 
 describe('the coordinator and a typed workflow', () => {

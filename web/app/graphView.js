@@ -62,7 +62,7 @@ export function renderGraph(container, def, onSelect) {
   const fitButton = button('zoom-fit', 'Fit', 'fit the whole graph');
   const svg = el('svg', { class: 'graph-canvas', role: 'img', 'aria-label': 'machine graph' });
   const defs = el('defs');
-  const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+  const marker = el('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' });
   marker.append(el('path', { d: 'M0,0 L10,5 L0,10 z', class: 'arrowhead' }));
   defs.append(marker);
   const layer = el('g', { class: 'graph-layer' });

@@ -83,7 +83,14 @@ export function createViewport(svg, layer, onChange = () => {}) {
     const top = b.y * t.k + t.y;
     const inside = left >= 0 && top >= 0 && left + b.width * t.k <= width && top + b.height * t.k <= height;
     if (inside) return false;
-    place(b.x + b.width / 2, b.y + b.height / 2, width / 2, height / 2);
+    t.x = width / 2 - (b.x + b.width / 2) * t.k;
+    t.y = height / 2 - (b.y + b.height / 2) * t.k;
+    // Centred, but no further than needed: a drawing larger than the panel keeps its edges at the panel's.
+    const all = layer.getBBox();
+    const clamp = (at, lo, hi) => (lo > hi ? at : Math.min(hi, Math.max(lo, at)));
+    t.x = clamp(t.x, width - FIT_MARGIN - (all.x + all.width) * t.k, FIT_MARGIN - all.x * t.k);
+    t.y = clamp(t.y, height - FIT_MARGIN - (all.y + all.height) * t.k, FIT_MARGIN - all.y * t.k);
+    apply();
     return true;
   }
 
