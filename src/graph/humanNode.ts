@@ -42,6 +42,8 @@ export interface HumanNode extends AgentNode {
   readonly reason: NonNullable<HumanNodeOptions['reason']>;
   readonly replyKey: string;
   readonly replyTo: ReplyTo;
+  /** The zod schema a reply must match; undefined for a node that takes text. */
+  readonly replySchema: z.ZodType | undefined;
   /** Checks a reply against the node's schema (or, without one, that it is text). */
   checkReply(reply: unknown): ReplyCheck;
   /** The node's result for an accepted reply: what routing and the next node see. */
@@ -93,6 +95,7 @@ export function humanNode(options: HumanNodeOptions = {}): HumanNode {
     reason,
     replyKey,
     replyTo,
+    replySchema: schema,
     checkReply(reply) {
       if (schema === undefined) {
         return typeof reply === 'string' ? { ok: true, value: reply } : { ok: false, problem: `this node takes a text reply; received ${describeReply(reply)} (declare humanNode({ reply: schema }) to accept JSON)` };

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { isHumanNode } from '../graph/humanNode.js';
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { isCompilableNode, type NodePart } from '../graph/CompilableNode.js';
 import { END } from '../graph/END.js';
@@ -23,6 +25,11 @@ export interface MachineStateInfo {
   parts?: NodePart[];
   /** True for a typed workflow's fork (drawn as a coordinator whose parts are its branches). */
   fork?: boolean;
+  /**
+   * A human node's reply schema as JSON Schema (draft 2020-12, the input side of its zod schema),
+   * from which the page builds a reply form; absent for a node that takes a text reply.
+   */
+  replySchema?: Record<string, unknown>;
 }
 
 /** Why a hop is taken: a routing outcome, the fuse, a routing failure, a node failure. */
@@ -103,6 +110,12 @@ function hopKind(t: Transition): { kind: MachineHopKind; to?: string; index?: nu
   return { kind: 'end', to: END };
 }
 
+/** A human node's reply schema as JSON Schema; parts zod cannot express (a refinement, a transform) are left open. */
+function replyJsonSchema(node: unknown): Record<string, unknown> | undefined {
+  if (!isHumanNode(node) || node.replySchema === undefined) return undefined;
+  return z.toJSONSchema(node.replySchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
+
 /**
  * Reads a compiled graph machine's config into what a drawing needs: one state per node (human
  * nodes marked), the final states, and every hop with its guard and params in priority order.
@@ -162,7 +175,8 @@ export function machineDefinition(machine: GraphMachine): MachineDefinition {
       addHops(nodeId, key, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'done');
     } else {
       humanNodes.push(nodeId);
-      states.push({ key, nodeId, kind: 'human', states: Object.keys(state.states ?? {}) });
+      const replySchema = replyJsonSchema(spec.byKey.get(key)?.node);
+      states.push({ key, nodeId, kind: 'human', states: Object.keys(state.states ?? {}), ...(replySchema === undefined ? {} : { replySchema }) });
       addHops(nodeId, key, ((state.states?.routing as { always?: Transition[] } | undefined)?.always ?? []) as Transition[], 'reply');
     }
   }

@@ -11,6 +11,7 @@ import { createTimeTravel } from './timeTravel.js';
 import { createWaterfall } from './waterfall.js';
 import { createRunSearch } from './runSearch.js';
 import { createRunOptions } from './startForm.js';
+import { createReplyForm } from './replyForm.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
 /** The page's elements by id (inputs, selects and buttons alike). @type {(id: string) => any} */
@@ -20,6 +21,7 @@ const definitions = new Map();
 
 const waterfall = createWaterfall($('waterfall'));
 const runOptions = createRunOptions($('run-options'));
+const replyForm = createReplyForm({ fields: $('reply-fields'), text: $('reply') });
 const runSearch = createRunSearch({ text: $('runs-search'), status: $('runs-status'), graph: $('runs-graph') }, () => refreshRuns());
 const timeline = createTimeline({ scrubber: $('scrubber'), position: $('position'), play: $('play'), replay: $('replay'), live: $('live') }, (at) => render(at));
 
@@ -133,6 +135,10 @@ function render(at) {
   $('reply').hidden = atBreakpoint;
   $('reply').required = !atBreakpoint;
   $('reply-button').hidden = atBreakpoint;
+  // A human node with a reply schema gets a form built from it instead of the text box.
+  const waitingAt = full.status === 'waiting' && !atBreakpoint ? lastWait?.nodeId : undefined;
+  const replySchema = waitingAt ? definitions.get(state.run?.graph)?.states.find((s) => s.nodeId === waitingAt)?.replySchema : undefined;
+  replyForm.show(replySchema, `${state.run?.runId}:${lastWait?.seq}`);
 }
 
 /** A run's error as the header shows it: where, what, and its code. */
@@ -280,7 +286,7 @@ async function init() {
     ev.preventDefault();
     showError($('reply-error'), null);
     try {
-      await api.resumeRun(state.run.runId, $('reply').value);
+      await api.resumeRun(state.run.runId, replyForm.active() ? replyForm.reply() : $('reply').value);
       $('reply').value = '';
     } catch (error) {
       showError($('reply-error'), error);
