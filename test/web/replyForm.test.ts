@@ -67,7 +67,7 @@ describe('the reply form of a human node', () => {
     await page.click('#reply-button');
     await page.waitForSelector('#reply-error:not([hidden])');
     expect(await page.textContent('#reply-error')).toBe('amount is required');
-    expect((await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()).status).toBe('waiting');
+    expect(((await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()) as { status: string }).status).toBe('waiting');
 
     await page.check('#reply-field-approved');
     await page.fill('#reply-field-amount', '25');
@@ -86,6 +86,6 @@ describe('the reply form of a human node', () => {
     await page.fill('#reply', 'yes, go ahead');
     await page.click('#reply-button');
     await page.waitForSelector('body[data-run-status="completed"]');
-    expect((await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()).outputText).toBe('approved: yes, go ahead');
+    expect(((await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()) as { outputText: string }).outputText).toBe('approved: yes, go ahead');
   }, 60_000);
 });
