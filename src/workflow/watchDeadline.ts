@@ -83,7 +83,7 @@ function waitOf(compiled: CompiledWorkflow, machine: GraphMachine, record: { sta
 
 /**
  * When the wait a stored record is at times out (epoch ms), or null: a HumanGate with a deadline
- * of its own, or one inside a sub-workflow or fork branch it waits for. What a run queue schedules
+ * of its own, or one inside a sub-workflow, fork branch or fan-out item it waits for. What a run queue schedules
  * its delayed job by.
  */
 export function waitDeadline(compiled: CompiledWorkflow, machine: GraphMachine, record: { status: string; snapshot: unknown } | null): number | null {

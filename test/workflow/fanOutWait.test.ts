@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, toPromise, waitFor } from 'xstate';
 import { AgentContext, HumanGate, MemoryRunStore, RunManager, Workflow, createStoreFromEnv, step, type WorkflowMachineOutput } from 'switchboard';
+import { graphModel, graphPaths, uncoveredHops } from 'switchboard/testing';
 import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
 
 /** A sub-workflow for item `tag` that writes `approved-<tag>` and asks a person at a HumanGate named `<tag>-gate`. */
@@ -101,6 +102,15 @@ describe('a sub-workflow that waits inside a fan-out item', () => {
     const out = (await toPromise(actor)) as unknown as WorkflowMachineOutput;
     expect(out.status).toBe('completed');
     expect(out.output).toBe('signed a:!a | plain q | signed redone b:!b [a true, b true]');
+  });
+
+  it('keeps its wait out of the plain-data graph; generated path tests cover the way back from it when given a reply', () => {
+    const wf = fanFlow({ plain: 0 });
+    expect(wf.compile().nodes.map((n) => n.id)).not.toContain('fork:waits');
+    const model = graphModel(wf.toMachine());
+    const paths = graphPaths(model, { input: { request: 'x' }, replies: { 'fork:waits': [{ decision: 'PASS' }] } });
+    expect(uncoveredHops(model, paths).map((h) => `${h.from}>${h.to}`)).toEqual([]);
+    expect(paths.some((p) => p.hops.some((h) => h.from === 'fork:waits' && h.to === 'fork'))).toBe(true);
   });
 
   it('a workflow whose fan-out item waits makes a parent that uses it as a step wait too', async () => {
