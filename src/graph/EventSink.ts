@@ -1,5 +1,5 @@
 import { catchThenable } from './catchThenable.js';
-import type { WorkflowEvent } from './WorkflowEvent.js';
+import type { EventEnvelope, WorkflowEvent } from './WorkflowEvent.js';
 import { CallbackError, type CallbackKind } from '../errors/CallbackError.js';
 import { redactEventSafely, type TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
@@ -7,6 +7,21 @@ import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { secretValues } from '../trace/redact.js';
 
 type Listener = (event: WorkflowEvent) => void;
+
+/** The stamped event: the event's fields, then its envelope (a key both have keeps the event's place). */
+function stamp(event: HopEvent, envelope: EventEnvelope): WorkflowEvent {
+  return {
+    ...event,
+    runId: envelope.runId,
+    seq: envelope.seq,
+    at: envelope.at,
+    traceId: envelope.traceId,
+    spanId: envelope.spanId,
+    parentSpanId: envelope.parentSpanId,
+    path: envelope.path,
+    nodeId: envelope.nodeId,
+  } as WorkflowEvent;
+}
 
 /** A recorder on the light path, with the listener it gave (see `TraceRecorder.hops`). */
 export interface HopEntry {
@@ -48,14 +63,22 @@ export class EventSink {
     this.seq = seq;
   }
 
-  /** Delivers a stamped event: recorders first (redacted), then listeners (raw). */
-  deliver(event: WorkflowEvent): void {
+  /**
+   * Delivers an event given as its fields and its envelope: recorders first (redacted; a recorder
+   * with `recordParts` gets the two parts), then listeners (raw). The stamped event is built only
+   * for the listeners and recorders that take it.
+   */
+  deliver(event: HopEvent, envelope: EventEnvelope): void {
     this.enter();
     try {
-      if (this.recorders.length > 0) this.#record(event);
-      for (const listener of this.listeners) {
-        if (this.#failed.has(listener)) continue;
-        this.#call('onEvent', listener, () => listener(event));
+      let stamped: WorkflowEvent | null = null;
+      if (this.recorders.length > 0) stamped = this.#record(event, envelope);
+      if (this.listeners.length > 0) {
+        const full = (stamped ??= stamp(event, envelope));
+        for (const listener of this.listeners) {
+          if (this.#failed.has(listener)) continue;
+          this.#call('onEvent', listener, () => listener(full));
+        }
       }
     } finally {
       this.leave();
@@ -121,28 +144,42 @@ export class EventSink {
     catchThenable(returned, (error) => this.fail(kind, callback, error));
   }
 
-  #record(event: WorkflowEvent): void {
-    // Redacted only when a recorder takes redacted events: a run whose only recorders take raw
-    // events pays for no redaction. Once it is redacted, a raw recorder that can take the redacted
-    // copy (the run store's event log) gets it, so the event is not checked for redaction twice.
+  /** Hands the event to the recorders; returns the stamped event if it had to be built. */
+  #record(pending: HopEvent, envelope: EventEnvelope): WorkflowEvent | null {
+    // Stamped only for a recorder that takes whole events, and redacted only when a recorder takes
+    // redacted events: a run whose only recorder is the run store's event log (which takes the
+    // parts and redacts what it keeps itself) builds neither. Once it is redacted, a raw recorder
+    // that can take the redacted copy gets it, so the event is not checked for redaction twice.
+    let event: WorkflowEvent | null = null;
     let traced: TraceEvent | null = null;
     for (const recorder of this.recorders) {
       if (recorder.rawEvents !== true && !this.#failed.has(recorder)) {
+        event = stamp(pending, envelope);
         traced = this.#redact(event);
         break;
       }
     }
     for (const recorder of this.recorders) {
       if (this.#failed.has(recorder)) continue;
+      if (recorder.recordParts !== undefined) {
+        const redacted = traced ?? undefined;
+        this.#call('recorder', recorder, () => recorder.recordParts!(pending, envelope, redacted));
+        continue;
+      }
+      event ??= stamp(pending, envelope);
       if (recorder.rawEvents === true) {
         const redacted = traced;
         if (redacted !== null && recorder.recordRedacted !== undefined) this.#call('recorder', recorder, () => recorder.recordRedacted!(redacted));
-        else this.#call('recorder', recorder, () => recorder.record(event as TraceEvent));
+        else {
+          const raw = event;
+          this.#call('recorder', recorder, () => recorder.record(raw as TraceEvent));
+        }
         continue;
       }
       const redacted = traced!;
       this.#call('recorder', recorder, () => recorder.record(redacted));
     }
+    return event;
   }
 
   /** The run's secret values, read from the environment at the first call. */

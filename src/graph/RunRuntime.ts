@@ -9,6 +9,7 @@ import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { EventSink } from './EventSink.js';
+import type { HopEvent } from '../trace/HopListener.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 import type { NodeCall } from './NodeCall.js';
 import type { NodeEmit } from './AgentNode.js';
@@ -226,8 +227,7 @@ export class RunRuntime {
     sink.seq += 1;
     const nodeId = (event as { nodeId?: string }).nodeId ?? (event.type === 'edge.traversed' ? (event as { from: string }).from : null);
     const onNode = nodeId !== null && !event.type.startsWith('run.');
-    const stamped = {
-      ...event,
+    const envelope: EventEnvelope = {
       runId,
       seq: sink.seq,
       at,
@@ -236,8 +236,8 @@ export class RunRuntime {
       parentSpanId: onNode ? trace.spanId : trace.parentSpanId,
       path: trace.path,
       nodeId,
-    } as WorkflowEvent;
-    sink.deliver(stamped);
+    };
+    sink.deliver(event as HopEvent, envelope);
   }
 
   /**

@@ -1,10 +1,49 @@
 import type { StoredEvent } from './RunStore.js';
 
 /**
- * A stored event whose data the engine has already encoded for the store (`json`: plain JSON, as
- * `encodeStored` writes it, nothing to redact, nothing a value table would share). The SQL and
- * memory stores write `json` as it is; `data` is parsed from it only when someone reads it (a
- * store of its own that does not know this class).
+ * The envelope of a run's event as the engine stamps it (`WorkflowEvent`'s `EventEnvelope`): its
+ * own run id (a specialist's events carry the specialist's), sequence number, time, trace ids,
+ * path and node.
+ */
+export interface StoredEnvelope {
+  readonly runId: string;
+  readonly seq: number;
+  readonly at: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string | null;
+  readonly path: string;
+  readonly nodeId: string | null;
+}
+
+/** The envelope keys in the order a stamped event has them (after its own fields). */
+export const ENVELOPE_KEYS = ['runId', 'seq', 'at', 'traceId', 'spanId', 'parentSpanId', 'path', 'nodeId'] as const;
+
+/**
+ * The event as it was stamped: `body`'s fields, then the envelope's (a key `body` already has keeps
+ * its place and takes the envelope's value), the way the engine builds a stamped event. `body` is
+ * changed in place and returned.
+ */
+export function withEnvelope(body: Record<string, unknown>, envelope: StoredEnvelope): Record<string, unknown> {
+  body.runId = envelope.runId;
+  body.seq = envelope.seq;
+  body.at = envelope.at;
+  body.traceId = envelope.traceId;
+  body.spanId = envelope.spanId;
+  body.parentSpanId = envelope.parentSpanId;
+  body.path = envelope.path;
+  body.nodeId = envelope.nodeId;
+  return body;
+}
+
+/**
+ * A stored event the engine has already encoded for the store: `json` is its body (plain JSON, as
+ * `encodeStored` writes it, nothing to redact, nothing a value table would share) and `envelope`
+ * the stamped envelope kept beside it, so a store writes the envelope once per row of events
+ * instead of once per event (see `eventRows`). The body may hold envelope keys too (an event
+ * redacted as a whole): reading it back gives them the envelope's values in their places. `data`
+ * (the whole event) is built only when someone reads it (a store of its own that does not know
+ * this class).
  */
 export class EncodedEvent implements StoredEvent {
   readonly runId: string;
@@ -12,18 +51,20 @@ export class EncodedEvent implements StoredEvent {
   readonly type: string;
   readonly at: number;
   readonly json: string;
+  readonly envelope: StoredEnvelope;
   #data: Record<string, unknown> | null = null;
 
-  constructor(runId: string, seq: number, type: string, at: number, json: string) {
+  constructor(runId: string, type: string, json: string, envelope: StoredEnvelope) {
     this.runId = runId;
-    this.seq = seq;
+    this.seq = envelope.seq;
     this.type = type;
-    this.at = at;
+    this.at = envelope.at;
     this.json = json;
+    this.envelope = envelope;
   }
 
   get data(): Record<string, unknown> {
-    return (this.#data ??= JSON.parse(this.json) as Record<string, unknown>);
+    return (this.#data ??= withEnvelope(JSON.parse(this.json) as Record<string, unknown>, this.envelope));
   }
 
   /** The event as a plain stored event (a store that serializes whole events gets its data). */

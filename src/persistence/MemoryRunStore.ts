@@ -3,6 +3,7 @@ import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { checkNewRun, checkPatch } from './checkStoreInput.js';
 import { decodeStored, encodeStored } from './storedJson.js';
+import { readEventRows } from './eventRows.js';
 import { checkValueLimit, encodeEvents, encodeJournalValue, joinSteps, parseStored, withSteps } from './storeRows.js';
 import { checkSearch, inputTextOf, matchesSearch } from './runSearch.js';
 
@@ -175,10 +176,9 @@ export class MemoryRunStore implements RunStore {
     const log = this.#events.get(runId)?.events;
     if (log === undefined) return [];
     const after = options.afterSeq ?? 0;
-    return log
-      .filter((e) => e.seq > after)
-      .slice(0, options.limit ?? 1_000_000)
-      .map((e) => ({ runId, seq: e.seq, type: e.type, at: e.at, data: parseStored(e.data, `event ${e.seq} of run ${runId}`, decodeStored) as Record<string, unknown> }));
+    const held = log.filter((e) => e.seq > after).slice(0, options.limit ?? 1_000_000);
+    // Each held event is a row of one, read as the SQL stores read theirs.
+    return readEventRows(held.map((e) => ({ run_id: runId, seq: e.seq, type: e.type, at: e.at, data: e.data })), after, options.limit ?? 1_000_000);
   }
 
   async getJournal(runId: string, step: number, key: string): Promise<{ value: unknown } | undefined> {

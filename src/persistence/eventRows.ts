@@ -1,5 +1,6 @@
 import { checkEvent, checkEventList } from './checkStoreInput.js';
 import { EncodedEvent } from './EncodedEvent.js';
+import { encodeEventLog, isEventLog, readEventLog } from './eventLog.js';
 import type { StoredEvent } from './RunStore.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored, encodeStored, MAX_STORED_BYTES } from './storedJson.js';
@@ -18,13 +19,15 @@ export interface EventRow {
 }
 
 /**
- * The rows that store `events`. A row holds one event (its data as stored JSON, as rows always
- * did), or the consecutive events of one run written in one commit: then its data is a stored JSON
- * list, its `seq` the last event's (so `seq > n` finds every row holding an event after `n`), its
- * `type` {@link EVENT_BATCH_TYPE} and its `at` the last event's. Each item of the list is the
- * event's data when that data repeats the envelope (`seq`, `type`, `at`), as a run's events do, and
- * `[seq, type, at, data]` otherwise. One insert per commit instead of one per event is what keeps an
- * event log cheap at every step. When a batch cannot be encoded, its events are encoded one by one, so an
+ * The rows that store `events`: the consecutive events of one run written in one commit go in one
+ * row, its `seq` the last event's (so `seq > n` finds every row holding an event after `n`), its
+ * `type` {@link EVENT_BATCH_TYPE} (or the event's own for a row of one event) and its `at` the last
+ * event's. Events the engine encoded ({@link EncodedEvent}) are written in the event log format
+ * (`encodeEventLog`: each event's envelope — run id, trace id, spans, path — only where it changes,
+ * so once per row); other events as rows did before it: one event's data as stored JSON, or a
+ * stored JSON list whose items are the events' data (or `[seq, type, at, data]` when the data does
+ * not repeat the envelope). One insert per commit instead of one per event is what keeps an event
+ * log cheap at every step. When a row cannot be encoded, its events are encoded one by one, so an
  * event that is not JSON is named by its own seq and type.
  */
 export function eventRows(events: readonly StoredEvent[], limit: number = MAX_STORED_BYTES): EventRow[] {
@@ -79,9 +82,12 @@ export function firstSeqs(events: readonly StoredEvent[]): RunSeqs {
   return runs;
 }
 
-/** An event's data as stored text: an encoded event's own JSON when it is within the limit. */
+/** An event's data as stored text: an encoded event in the event log format (a row of one) when it is within the limit. */
 export function eventData(event: StoredEvent, limit: number): string {
-  if (event instanceof EncodedEvent && !overLimit(event.json, limit)) return event.json;
+  if (event instanceof EncodedEvent) {
+    const text = encodeEventLog(event.runId, [event]);
+    if (!overLimit(text, limit)) return text;
+  }
   return encodeStored(event.data, `event ${event.seq} (${event.type})`, limit);
 }
 
@@ -101,7 +107,7 @@ function groupRows(group: readonly StoredEvent[], limit: number): EventRow[] {
   const last = group[group.length - 1]!;
   // Events the engine encoded already are joined as they are: the list encodeStored would write.
   if (group.every((e) => e instanceof EncodedEvent)) {
-    const data = `[${group.map((e) => (e as EncodedEvent).json).join(',')}]`;
+    const data = encodeEventLog(last.runId, group as readonly EncodedEvent[]);
     if (overLimit(data, limit)) return group.map((e) => single(e, limit));
     return [{ runId: last.runId, seq: last.seq, type: EVENT_BATCH_TYPE, at: last.at, data }];
   }
@@ -147,7 +153,9 @@ export function readEventRows(rows: readonly ReadEventRow[], afterSeq: number, l
       if (cause instanceof StoreError) throw cause;
       throw new StoreError(`${what} is not valid JSON (${(cause as Error).message}); the row was changed outside Switchboard`, { code: 'store_corrupt', cause });
     }
-    if (!Array.isArray(decoded)) {
+    if (isEventLog(decoded)) {
+      readEventLog(row.run_id, decoded, afterSeq, limit, out, what);
+    } else if (!Array.isArray(decoded)) {
       if (typeof decoded !== 'object' || decoded === null) throw corrupt(what);
       if (seq > afterSeq) out.push({ runId: row.run_id, seq, type: row.type, at: Number(row.at), data: decoded as Record<string, unknown> });
     } else {

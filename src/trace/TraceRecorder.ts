@@ -1,5 +1,6 @@
 import type { TraceEvent } from './TraceEvent.js';
-import type { HopListener } from './HopListener.js';
+import type { HopEvent, HopListener } from './HopListener.js';
+import type { EventEnvelope } from '../graph/WorkflowEvent.js';
 
 /**
  * Something that keeps or forwards a run's events: `MemoryRecorder`, `JsonlRecorder`,
@@ -30,6 +31,16 @@ export interface TraceRecorder {
    * the event is redacted once. Optional.
    */
   recordRedacted?(event: TraceEvent): void;
+  /**
+   * For a `rawEvents` recorder that keeps an event's envelope apart from its fields (the run store's
+   * event log): handed each event as the run made it, before its envelope was stamped, with the
+   * envelope beside it, so no stamped copy is built for it. The trace event is `{ ...event,
+   * ...envelope }` (a key both have keeps the event's place and takes the envelope's value). Neither
+   * may be changed; both may be kept. When the run has already redacted the event for another
+   * recorder, that redacted trace event comes third, so the event is not redacted twice. When
+   * present, runs call it instead of `record` and `recordRedacted`. Optional.
+   */
+  recordParts?(event: HopEvent, envelope: EventEnvelope, redacted?: TraceEvent): void;
   /**
    * The light path, for a recorder that needs only a run's step transitions, such as
    * `TransitionRecorder`: runs hand each event to this listener unstamped and build no trace event

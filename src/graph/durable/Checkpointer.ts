@@ -1,13 +1,14 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
-import { EncodedEvent } from '../../persistence/EncodedEvent.js';
+import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
+import type { HopEvent } from '../../trace/HopListener.js';
 import { encodePlainStored, encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
-import type { WorkflowEvent } from '../WorkflowEvent.js';
+import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
@@ -26,6 +27,16 @@ export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
  * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
  */
 const LIVE_ONLY = new Set(['model.delta']);
+
+/** The envelope of a stamped event (its own values, as redacted). */
+function envelopeOf(event: TraceEvent): StoredEnvelope {
+  return { runId: event.runId, seq: event.seq, at: event.at, traceId: event.traceId, spanId: event.spanId, parentSpanId: event.parentSpanId, path: event.path, nodeId: event.nodeId };
+}
+
+/** True when the event has no field named like an envelope field (the engine's own events never do). */
+function plainFields(event: HopEvent): boolean {
+  return !('runId' in event || 'seq' in event || 'at' in event || 'traceId' in event || 'spanId' in event || 'parentSpanId' in event || 'path' in event || ('nodeId' in event && event.nodeId === undefined));
+}
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -121,21 +132,60 @@ export class Checkpointer implements TraceRecorder {
    */
   readonly rawEvents = true;
 
-  /** Buffers an event, redacted and (mostly) encoded, for the next write, in this run's log. */
+  /**
+   * Buffers an event for the next write, in this run's log, from the event as the run made it and
+   * its envelope (no stamped copy): its fields are encoded once, as they are, when nothing in them
+   * or in the envelope needs redacting, and the envelope is kept beside them, so the store writes
+   * it once per row of events (see `encodeEventLog`). An event the run has redacted already (for
+   * another recorder) comes with that copy, which is stored without its envelope fields.
+   */
+  recordParts(event: HopEvent, envelope: EventEnvelope, redacted?: TraceEvent): void {
+    this.#lastSeq = envelope.seq;
+    if (LIVE_ONLY.has(event.type)) return;
+    // Redacted by the run already (for another recorder): that copy is stored, not checked again.
+    if (redacted !== undefined) return plainFields(event) ? this.#recordStripped(event, redacted) : this.recordRedacted(redacted);
+    const secrets = this.#options.secrets;
+    let json: string | null = null;
+    try {
+      // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
+      if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets) && eventRedactsToItself(envelope as WorkflowEvent, secrets)) {
+        json = encodePlainStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
+      }
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelope));
+    else if (!plainFields(event)) this.recordRedacted(redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets));
+    else this.#recordStripped(event, redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets));
+  }
+
+  /**
+   * Buffers a redacted copy of `event` without its envelope fields (they come last in it, in their
+   * order, and are stored beside it as for any event), so even a redacted event's envelope is
+   * written once per row; an event the redaction could not read is buffered whole.
+   */
+  #recordStripped(event: HopEvent, redacted: TraceEvent): void {
+    if ('unreadable' in redacted) return this.recordRedacted(redacted);
+    const envelope = envelopeOf(redacted);
+    const body: Record<string, unknown> = { ...redacted };
+    for (const key of ENVELOPE_KEYS) if (key !== 'nodeId' || !('nodeId' in event)) delete body[key];
+    let json: string | null = null;
+    try {
+      json = encodePlainStored(body, `event ${envelope.seq} (${event.type})`, this.#limit);
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelope));
+    else this.recordRedacted(redacted);
+  }
+
+  /** Buffers a stamped event, redacted and (mostly) encoded, for the next write, in this run's log. */
   record(event: TraceEvent): void {
     this.#lastSeq = event.seq;
     if (LIVE_ONLY.has(event.type)) return;
     const secrets = this.#options.secrets;
-    // A specialist's events (its own runId in the data) take the run's next seq: they belong in the
-    // run's log, so a replay of the run sees its specialists too.
-    let json: string | null = null;
-    try {
-      if (eventRedactsToItself(event as WorkflowEvent, secrets)) json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
-    } catch {
-      // Too large or not JSON: the store's encoder reports it, naming the event.
-    }
-    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.seq, event.type, event.at, json));
-    else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: redactEventSafely(event as WorkflowEvent, secrets) });
+    if (eventRedactsToItself(event as WorkflowEvent, secrets)) this.recordRedacted(event);
+    else this.recordRedacted(redactEventSafely(event as WorkflowEvent, secrets));
   }
 
   /** Buffers an event the run has already redacted (for another recorder): encoded once, not checked for redaction again. */
@@ -148,7 +198,8 @@ export class Checkpointer implements TraceRecorder {
     } catch {
       // Too large or not JSON: the store's encoder reports it, naming the event.
     }
-    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.seq, event.type, event.at, json));
+    // The whole event is the body; its envelope beside it gives the store the row's shared ids.
+    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelopeOf(event)));
     else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event });
   }
 
