@@ -35,7 +35,7 @@ export const SpanJson = z.object({
   id: z.string(),
   parentId: z.string().nullable(),
   kind: SpanKindJson,
-  /** The node id, `<model> #<iteration>`, the tool's name, `<method> <tool>` for MCP, the specialist's kind or the graph's name. */
+  /** The node id; `<agent> · <model> #<iteration>`; the tool's name; `<method> <tool>` for MCP; `<lane> · <graph>` for a specialist (`tool[2] · tool`); the graph's name for the run. */
   name: z.string(),
   nodeId: z.string().nullable(),
   /** The event lane: `root`, or a specialist's such as `root/tool[2]`. */

@@ -42,6 +42,12 @@ const laneOf = (specialistRunId: string): string => {
   return slash < 0 ? 'root' : `root${specialistRunId.slice(slash)}`;
 };
 
+/** A model call's bar name: `<agent> · <model> #<iteration>` (the agent left out when unnamed). */
+const modelName = (e: Event): string => {
+  const agent = str(e['agent']);
+  return `${agent ? `${agent} · ` : ''}${str(e['model']) ?? 'model'} #${String(e['iteration'] ?? 1)}`;
+};
+
 /** Builds the waterfall; one instance per run, fed events in seq order. */
 class SpanBuilder {
   readonly bars = new Map<string, Bar>();
@@ -89,14 +95,12 @@ class SpanBuilder {
         return this.#end(this.#node(e, path, at, seq), at, seq, 'error');
       case 'node.cancelled':
         return this.#end(this.#node(e, path, at, seq), at, seq, 'cancelled');
-      case 'model.request': {
-        const model = str(e['model']) ?? 'model';
-        this.#call(e, `model|${String(e['agent'])}|${String(e['iteration'])}`, 'model', `${model} #${String(e['iteration'] ?? 1)}`, at, seq);
+      case 'model.request':
+        this.#call(e, `model|${String(e['agent'])}|${String(e['iteration'])}`, 'model', modelName(e), at, seq);
         return;
-      }
       case 'model.response': {
         const key = `${nodeKey(e)}|model|${String(e['agent'])}|${String(e['iteration'])}`;
-        const bar = this.bars.get(key) ?? this.#call(e, `model|${String(e['agent'])}|${String(e['iteration'])}`, 'model', `${str(e['model']) ?? 'model'} #${String(e['iteration'] ?? 1)}`, at, seq);
+        const bar = this.bars.get(key) ?? this.#call(e, `model|${String(e['agent'])}|${String(e['iteration'])}`, 'model', modelName(e), at, seq);
         const usage = (e['usage'] ?? {}) as { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
         const input = count(usage.inputTokens);
         const output = count(usage.outputTokens);
@@ -172,7 +176,7 @@ class SpanBuilder {
     const dispatcher = this.bars.get(String(e['parentSpanId']));
     const parentLane = this.lanes.get(path.slice(0, path.lastIndexOf('/'))) ?? this.root;
     const lane = path.slice(path.lastIndexOf('/') + 1);
-    const bar = this.#bar({ id: `specialist:${String(e['spanId'])}:${seq}`, parentId: (dispatcher ?? parentLane).id, kind: 'specialist', name: `${lane} ${graph}`, nodeId: null, path, start: at, startSeq: seq });
+    const bar = this.#bar({ id: `specialist:${String(e['spanId'])}:${seq}`, parentId: (dispatcher ?? parentLane).id, kind: 'specialist', name: `${lane} · ${graph}`, nodeId: null, path, start: at, startSeq: seq });
     this.lanes.set(path, bar);
   }
 

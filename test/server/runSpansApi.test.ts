@@ -66,6 +66,7 @@ describe('GET /api/runs/:runId/spans', () => {
     expect(childrenOf(spans, run!).map((s) => `${s.kind}:${s.name}`)).toEqual(['node:ingest', 'node:classify', 'node:report_mcp', 'node:draft', 'node:review', 'node:finish']);
     const report = spans.spans.find((s) => s.name === 'report_mcp')!;
     expect(childrenOf(spans, report).map((s) => s.kind)).toEqual(['model', 'tool', 'model']);
+    expect(childrenOf(spans, report).filter((s) => s.kind === 'model').map((s) => s.name)).toEqual(['report · openai:gpt-test #1', 'report · openai:gpt-test #2']);
     const tool = childrenOf(spans, report).find((s) => s.kind === 'tool')!;
     expect(tool).toMatchObject({ name: 'query_sales_report', status: 'ok' });
     expect(childrenOf(spans, tool)).toMatchObject([{ kind: 'mcp', name: 'tools/call query_sales_report', status: 'ok', tokens: { total: 0 } }]);
@@ -83,6 +84,7 @@ describe('GET /api/runs/:runId/spans', () => {
     const specialists = childrenOf(spans, dispatch);
     expect(specialists.map((s) => s.kind)).toEqual(['specialist', 'specialist', 'specialist']);
     expect(specialists.map((s) => s.path).sort()).toEqual(['root/rag[1]', 'root/report[3]', 'root/tool[2]']);
+    expect(specialists.map((s) => s.name).sort()).toEqual(['rag[1] · rag', 'report[3] · report', 'tool[2] · tool']);
     for (const specialist of specialists) {
       expect(specialist.status).toBe('ok');
       expect(childrenOf(spans, specialist).length).toBeGreaterThan(0);
