@@ -66,9 +66,10 @@ describe('decisions, shortcuts and sub-workflows', () => {
   });
 
   it('runs chatStep and agentStep on scripted and offline models, counting tokens', async () => {
-    const scripted = new ScriptedModel([{ text: 'Bonjour', usage: { totalTokens: 7 } }]);
+    // Two turns: one for run(), one for the same workflow under plain XState.
+    const scripted = new ScriptedModel([{ text: 'Bonjour', usage: { totalTokens: 7 } }, { text: 'Bonjour', usage: { totalTokens: 7 } }]);
     const chat = Workflow.define<string>('chat').step(chatStep(scripted, 'Translate: {input}'));
-    const run = await chat.run('Hello');
+    const run = await runBoth(chat, 'Hello');
     expect(run.output).toBe('Bonjour');
     expect(run.context.get(AgentContext.ACCUMULATED_TOKENS)).toBe(7);
     const agent = new Agent({ name: 'echo', instructions: 'Repeat.', model: new OfflineModel({ rules: { echo: ({ input }) => `echo ${input}` } }) });

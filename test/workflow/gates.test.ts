@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentContext, JudgeGate, OfflineModel, TieredGate, Workflow, llmJudge, step, type Gate, type GateDecision, type Judge } from 'switchboard';
+import { createActor, toPromise, waitFor } from 'xstate';
+import { AgentContext, JudgeGate, OfflineModel, TieredGate, Workflow, llmJudge, step, type Gate, type GateDecision, type Judge, type WorkflowMachineOutput } from 'switchboard';
 import { runBoth } from './support.js';
 
 const lengthJudge: Judge = (_ctx, output) => ({ score: Math.min(1, String(output).length / 10), reasons: [`${String(output).length} characters`] });
@@ -99,6 +100,14 @@ describe('gates', () => {
     const run = await wf.run('x');
     expect(run.status).toBe('waiting');
     expect(run.waiting?.nodeId).toBe('judge-gate:person');
+    // Under plain XState: the machine waits at the same node, and a person's PASS publishes.
+    const actor = createActor(wf.toMachine(), { input: { input: 'x' } as never });
+    actor.start();
+    await waitFor(actor, (s) => (s.context as { status: string }).status === 'waiting');
+    expect((actor.getSnapshot().context as { waiting: { nodeId: string } }).waiting.nodeId).toBe('judge-gate:person');
+    actor.send({ type: 'human.reply', reply: { decision: 'PASS' } } as never);
+    const out = (await toPromise(actor)) as unknown as WorkflowMachineOutput;
+    expect(out).toMatchObject({ status: 'completed', output: 'published: x', path: ['draft', 'publish'] });
   });
 
   it('scores with an llmJudge on an offline model', async () => {
