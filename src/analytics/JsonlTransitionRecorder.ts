@@ -5,6 +5,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
+import { TransitionLineEncoder } from './transitionLine.js';
 
 /** Options for a {@link JsonlTransitionRecorder}: pricing (see `TransitionRecorder`) and how writes are grouped. */
 export interface JsonlTransitionRecorderOptions extends CostOptions {
@@ -38,8 +39,9 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   readonly #tracker: TransitionTracker;
   readonly #batch: number;
   readonly #flushMs: number;
-  #lines = '';
-  #waiting = 0;
+  /** The records waiting for their batch, kept as they are: they are encoded when written. */
+  #waiting: TransitionRecord[] = [];
+  readonly #encoder = new TransitionLineEncoder();
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(file: string, options: JsonlTransitionRecorderOptions = {}) {
@@ -63,12 +65,12 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    if (this.#waiting === 0) return;
-    const lines = this.#lines;
-    this.#lines = '';
-    this.#waiting = 0;
+    if (this.#waiting.length === 0) return;
+    const records = this.#waiting;
+    this.#waiting = [];
     if (this.error !== null) return;
     try {
+      const lines = this.#encoder.encode(records);
       if (!this.#ready) {
         mkdirSync(dirname(this.file), { recursive: true });
         this.#ready = true;
@@ -80,9 +82,10 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   }
 
   #add(record: TransitionRecord): void {
-    this.#lines += `${JSON.stringify(record)}\n`;
-    this.#waiting += 1;
-    if (this.#waiting >= this.#batch || record.to.startsWith(END_PREFIX)) return this.flush();
+    // Kept as it is; encoding waits for the write (see flush), off the step that made it.
+    const waiting = this.#waiting;
+    waiting.push(record);
+    if (waiting.length >= this.#batch || record.to.startsWith(END_PREFIX)) return this.flush();
     if (this.#timer === null) {
       // Unreferenced: a line waiting for its batch does not keep the process alive.
       this.#timer = setTimeout(() => this.flush(), this.#flushMs);

@@ -38,8 +38,12 @@ interface OpenRun {
   /** The state the next transition leaves. */
   from: string;
   nodeType: string;
-  startedAt: number | null;
-  durationMs: number | null;
+  /** When the current step started, NaN when unknown (a number field, so writing it allocates nothing). */
+  startedAt: number;
+  /** The current step's duration as its `node.completed` said, NaN until then. */
+  durationMs: number;
+  /** When the current step ended: the time of its `node.completed`, NaN until then. */
+  endedAt: number;
   tokens: number;
   costUsd: number | undefined;
   /** True once a model event of this step counted its tokens (the node's own usage is then not added). */
@@ -49,6 +53,25 @@ interface OpenRun {
 }
 
 type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number } | null | undefined;
+
+/** Why an edge was taken: the route key a router answered, \`group[i]\` / \`transition[i]\`, or \`end\`. */
+function edgeLabel(event: HopEvent): string {
+  const kind = event.kind;
+  if (kind === 'conditional') {
+    const key = event.routeKey;
+    return typeof key === 'string' ? key : key === undefined || key === null ? indexed(GROUP_LABELS, 'group', event.index) : String(key);
+  }
+  return kind === 'transition' ? indexed(TRANSITION_LABELS, 'transition', event.index) : 'end';
+}
+
+/** Labels by index, made once (a loop takes the same edges again and again). */
+const GROUP_LABELS: string[] = [];
+const TRANSITION_LABELS: string[] = [];
+
+function indexed(labels: string[], name: string, index: unknown): string {
+  if (typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < 64) return (labels[index] ??= `${name}[${index}]`);
+  return `${name}[${String(index)}]`;
+}
 
 const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)) : 0);
 
@@ -90,8 +113,10 @@ export class TransitionTracker implements HopListener {
   /**
    * Follows one event handed over unstamped, with its run id, trace path and time beside it (the
    * light path runs take for a recorder with `hops`, see `HopListener`). {@link push} reads stamped
-   * events through here, so both paths make the same records. The time is read only for the events
-   * that can end a step: a node's start, an edge, a failure, a spent budget, a run's end.
+   * events through here, so both paths make the same records. The time is read for a node's
+   * completion (runs hand it the reading that ended the node, so that costs no clock reading), a
+   * run's first node, a failure, a spent budget and a run's end: an edge is timed by the completion
+   * before it, and the step after it starts then.
    */
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
     switch (event.type) {
@@ -110,7 +135,10 @@ export class TransitionTracker implements HopListener {
       case 'node.completed': {
         const open = this.#find(runId, path);
         if (open === undefined) return;
-        if (typeof event.durationMs === 'number') open.durationMs = event.durationMs;
+        const durationMs = event.durationMs;
+        if (typeof durationMs === 'number') open.durationMs = durationMs;
+        // Runs give a node's completion the reading that ended its duration: no new reading here.
+        open.endedAt = time.now();
         if (!open.modelUsage) open.tokens += tokensOf((event.result as { usage?: Usage } | null)?.usage);
         return;
       }
@@ -126,7 +154,7 @@ export class TransitionTracker implements HopListener {
       case 'node.cancelled':
       case 'route.failed': {
         const open = this.#find(runId, path);
-        if (open !== undefined && open.durationMs === null && open.startedAt !== null) open.durationMs = Math.max(0, time.now() - open.startedAt);
+        if (open !== undefined && Number.isNaN(open.durationMs) && !Number.isNaN(open.startedAt)) open.durationMs = Math.max(0, time.now() - open.startedAt);
         return;
       }
       case 'edge.traversed':
@@ -163,8 +191,9 @@ export class TransitionTracker implements HopListener {
       path,
       from,
       nodeType,
-      startedAt: null,
-      durationMs: null,
+      startedAt: NaN,
+      durationMs: NaN,
+      endedAt: NaN,
       tokens: 0,
       costUsd: undefined,
       modelUsage: false,
@@ -181,13 +210,20 @@ export class TransitionTracker implements HopListener {
 
   #nodeStarted(open: OpenRun | undefined, nodeId: string | null, time: HopTime): void {
     if (open === undefined || nodeId === null) return;
-    const at = time.now();
-    if (open.from === START_STATE) this.#record(open, nodeId, at, 'start');
+    // A step taken by an edge started when the edge was taken (its time is known); only the first
+    // step, or one after a resume or a budget's detour, reads the clock.
+    if (open.from === START_STATE) {
+      const at = time.now();
+      this.#record(open, nodeId, at, 'start');
+      open.startedAt = at;
+    } else if (Number.isNaN(open.startedAt)) {
+      open.startedAt = time.now();
+    }
     // A human node resumed after its reply starts again as the node it was.
     if (!(open.from === nodeId && open.nodeType === 'human')) open.nodeType = 'node';
     open.from = nodeId;
-    open.startedAt = at;
-    open.durationMs = null;
+    open.durationMs = NaN;
+    open.endedAt = NaN;
     open.tokens = 0;
     open.costUsd = undefined;
     open.modelUsage = false;
@@ -207,16 +243,19 @@ export class TransitionTracker implements HopListener {
 
   #edge(open: OpenRun | undefined, event: HopEvent, time: HopTime): void {
     if (open === undefined) return;
-    const kind = event.kind;
-    const label = kind === 'conditional' ? String(event.routeKey ?? `group[${String(event.index)}]`) : kind === 'transition' ? `transition[${String(event.index)}]` : 'end';
-    if (event.to === END) {
+    const label = edgeLabel(event);
+    const to = event.to;
+    if (to === END) {
       open.endLabel = label;
       return;
     }
-    this.#record(open, String(event.to), time.now(), label);
-    open.from = String(event.to);
+    const next = typeof to === 'string' ? to : String(to);
+    // The edge is taken when its step ended (the time of its node.completed): no clock reading.
+    const at = Number.isNaN(open.endedAt) ? time.now() : open.endedAt;
+    this.#record(open, next, at, label);
+    open.from = next;
     open.nodeType = 'node';
-    open.startedAt = null;
+    open.startedAt = at;
   }
 
   /** A spent budget ends the run (its status says so) or sends it to the graph's `onBudgetExceeded` node. */
@@ -230,7 +269,7 @@ export class TransitionTracker implements HopListener {
     this.#record(open, event.handler, time.now(), label);
     open.from = event.handler;
     open.nodeType = 'node';
-    open.startedAt = null;
+    open.startedAt = NaN;
   }
 
   #end(runId: string, path: string, time: HopTime, status: string): void {
@@ -250,7 +289,7 @@ export class TransitionTracker implements HopListener {
       from: open.from,
       to,
       at,
-      durationMs: start ? 0 : (open.durationMs ?? (open.startedAt === null ? 0 : Math.max(0, at - open.startedAt))),
+      durationMs: start ? 0 : !Number.isNaN(open.durationMs) ? open.durationMs : Number.isNaN(open.startedAt) ? 0 : Math.max(0, at - open.startedAt),
       tokens: start ? 0 : open.tokens,
       nodeType: start ? 'start' : open.nodeType,
       label,

@@ -166,5 +166,7 @@ export interface NodeActorInput {
 export interface NodeActorOutput {
   result: AgentResult | null;
   durationMs: number;
+  /** The clock reading that ended the node (its duration's end), shared as the time of its `node.completed`. */
+  endedAt?: number;
   decision: RouteChoice;
 }

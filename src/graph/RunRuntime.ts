@@ -199,20 +199,22 @@ export class RunRuntime {
   /**
    * Stamps the envelope on an event and delivers it to the listeners and recorders; hands it
    * unstamped to the recorders on the light path, which read the clock only if they need the time.
+   * `at`: a clock reading the caller already took for this event (the end of a node's duration), used
+   * as its time instead of a new reading.
    */
-  emit(runId: string, event: PendingEvent): void {
+  emit(runId: string, event: PendingEvent, at?: number): void {
     const sink = this.#sink;
     const stamped = sink.listeners.length > 0 || sink.recorders.length > 0;
     if (!stamped && sink.hops.length === 0) return;
     this.#runId ??= runId;
     const trace = this.trace;
     const time = this.#time;
-    time.begin(this.clock);
+    time.begin(this.clock, at);
     // Read before the delivery opens, so a failing clock's report comes before this event.
-    const at = stamped ? time.now() : 0;
+    const stampAt = stamped ? time.now() : 0;
     sink.enter();
     try {
-      if (stamped) this.#stamp(runId, event, at, trace);
+      if (stamped) this.#stamp(runId, event, stampAt, trace);
       if (sink.hops.length > 0) sink.hop(event, runId, trace.path, time);
     } finally {
       sink.leave();
@@ -300,9 +302,15 @@ class EventTime {
   #at = 0;
   #read = false;
 
-  begin(clock: Clock): void {
+  /** Starts a new event's time: `at` when the caller already read the clock for it, else read on request. */
+  begin(clock: Clock, at?: number): void {
     this.#clock = clock;
-    this.#read = false;
+    if (at === undefined) {
+      this.#read = false;
+    } else {
+      this.#at = at;
+      this.#read = true;
+    }
   }
 
   now(): number {

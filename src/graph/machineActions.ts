@@ -105,8 +105,8 @@ export function machineActions(spec: GraphSpec) {
     }),
 
     completeNode: assign((args: Args, { nodeId, key, outcome }: HopParams) => {
-      const { result, durationMs, decision } = args.event.output as NodeActorOutput;
-      const settled = settle(args, nodeId, result, durationMs);
+      const { result, durationMs, endedAt, decision } = args.event.output as NodeActorOutput;
+      const settled = settle(args, nodeId, result, durationMs, endedAt);
       const runtime = runtimeOf(args.self);
       reportHop(runtime, args.context, spec.byKey.get(key)!, decision, outcome);
       if (outcome === 'budget') return { ...settled, ...stopForBudget(spec, args, settled.state, nodeId, decision.budget!) };

@@ -57,7 +57,8 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
         ? await execute()
         : await meter.scope(execute)
       : await runner.run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute));
-  const durationMs = runtime.clock.now() - started;
+  const endedAt = runtime.clock.now();
+  const durationMs = endedAt - started;
   // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,
   // so they see the node they route from and its result (the machine's state gets them on settle).
   ctx.state.setQuietly('lastResult', result);
@@ -68,7 +69,7 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   // The budgets are checked before every step: a spent one stops the run instead of the hop.
   const spent = meter?.check(input.step) ?? null;
   if (spent !== null) choice.budget = spent;
-  return { result, durationMs, decision: choice };
+  return { result, durationMs, endedAt, decision: choice };
 }
 
 /** The step as a step runner sees it. */

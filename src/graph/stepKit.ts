@@ -58,7 +58,7 @@ export function bookkeep(args: StepArgs, state: Record<string, unknown>, keys: R
  * `lastResult` / `lastNodeId`, the `node.completed` event and the handoff to the next request.
  * Returns the context update (new objects; the current context is left as it was).
  */
-export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number) {
+export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number, endedAt?: number) {
   const { context } = args;
   const runtime = runtimeOf(args.self);
   const meter = runtime.meter;
@@ -66,7 +66,8 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   const changed = meter !== null && (context.state[ACCUMULATED_TOKENS] !== meter.tokens || context.state[ACCUMULATED_COST] !== meter.costUsd);
   const keys = changed ? { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) } : { lastResult: result, lastNodeId: nodeId };
   const { state, delta } = nextState(args, context.state, keys);
-  if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta });
+  // Its time is the reading that ended the node, when there is one: no second clock reading for it.
+  if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta }, endedAt);
   const settled = { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
   // The budget state is copied into the context only when what was spent changed, not for the
   // active time alone (stored snapshots take the live state, see `persistedSnapshot`).

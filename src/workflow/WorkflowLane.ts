@@ -51,8 +51,9 @@ export class WorkflowLane {
   started(nodeId: string, input: unknown): void {
     const runtime = this.#runtime;
     runtime.nodeSpanId = newSpanId();
-    this.#started = runtime.clock.now();
-    if (runtime.listening) runtime.emit(this.#runId, { type: 'node.started', nodeId, step: this.#step, request: { input: input === undefined ? null : input } });
+    const started = (this.#started = runtime.clock.now());
+    // The reading that starts the step's duration is the time of its node.started too.
+    if (runtime.listening) runtime.emit(this.#runId, { type: 'node.started', nodeId, step: this.#step, request: { input: input === undefined ? null : input } }, started);
   }
 
   completed(nodeId: string, output: unknown, writes: Record<string, unknown>): void {
@@ -61,7 +62,8 @@ export class WorkflowLane {
     const result: AgentResult = { handoff: output === undefined ? null : output };
     if (typeof output === 'string') result.outputText = output;
     const delta = Object.keys(writes).length === 0 ? null : { set: writes, deleted: [] };
-    runtime.emit(this.#runId, { type: 'node.completed', nodeId, step: this.#step, result, durationMs: runtime.clock.now() - this.#started, delta });
+    const ended = runtime.clock.now();
+    runtime.emit(this.#runId, { type: 'node.completed', nodeId, step: this.#step, result, durationMs: ended - this.#started, delta }, ended);
   }
 
   failed(nodeId: string, error: unknown): void {
