@@ -190,8 +190,10 @@ Measured ${new Date().toISOString()} on Node ${process.version}, load average ${
 (a value that cannot be stored fails the run at that step); commits are grouped (once per
 event-loop turn, at most 64 steps per commit) and each writes one step record, what changed since
 the last commit (the first leg's node in flight is left out of it and put back on resume), with the
-events emitted meanwhile in one row (a stored JSON list keyed by its last seq; an event with nothing
-to redact is encoded once, as it is); a full snapshot is written at waits, at the end, and once the
+events emitted meanwhile in one row (a stored JSON list keyed by its last seq, each event's envelope —
+run id, trace id, spans, path, node — written only where it changes from the event before it, so
+about once per row; an event with nothing to redact is encoded once, as the run made it, without a
+stamped copy); a full snapshot is written at waits, at the end, and once the
 records since the last one are as large as it was (at least 64 KiB, at most 1,024 records);
 recovery rebuilds the latest snapshot from the last one plus the records. Token deltas are live only.
 The CPU-time column pairs the same runs again by the process's CPU time: at a high load the wall
