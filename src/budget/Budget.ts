@@ -9,6 +9,9 @@ export type BudgetName = 'maxCost' | 'maxTokens' | 'maxIterations' | 'maxDuratio
  * A run's budgets (`RunOptions.budget`, the same for `StateGraph`, `SequentialWorkflow` and
  * `Workflow` runs). Each is checked before every step and every model call; once one is spent the
  * run ends with status `budget-exceeded` (or goes to the graph's `onBudgetExceeded` node).
+ * Budgets belong to a run (`run`, `stream`, `resumeRun`, or a parent run whose step runs a
+ * sub-workflow): a machine started with plain `createActor(workflow.toMachine())` has none, and
+ * refuses a `budget` in its input (`invalid_input`).
  *
  * @example
  * await graph.run('hi', { budget: { maxCost: 0.05, maxTokens: 20_000, maxDuration: 60_000, prices: { 'my-model': { input: 1, output: 2 } } } });
@@ -18,7 +21,12 @@ export interface BudgetOptions {
   maxCost?: number;
   /** Tokens (input plus output, as the model layer reports them) the run's model calls may use. */
   maxTokens?: number;
-  /** Steps (node executions, the run's `steps`) the run may make. */
+  /**
+   * Steps the run may make: each executed leaf step counts once, wherever it ran. For a graph, its
+   * node executions (the run's `steps`); a `Workflow`'s sub-workflow counts as if its steps were
+   * inline (its steps count, the step that runs it and its own finish step do not), and its steps are
+   * checked against the limit as they run (`spent.iterations` reports the same count).
+   */
   maxIterations?: number;
   /** Milliseconds the run may be active (time spent waiting for a person is not counted); a model call or tool in flight is aborted when it is spent. */
   maxDuration?: number;
@@ -55,6 +63,11 @@ export interface BudgetState {
   elapsedMs: number;
   /** Set once a budget is spent; from then on the budgets no longer stop the run (its `onBudgetExceeded` node runs). */
   exceeded: BudgetExceeded | null;
+  /**
+   * Steps executed inside sub-workflows, less the sub-workflow steps that ran them (absent: 0). A
+   * run's iterations are its own steps plus these: each executed leaf step counts once, wherever it ran.
+   */
+  nestedSteps?: number;
 }
 
 /** The shared-state key holding the tokens a run with a budget has used. */

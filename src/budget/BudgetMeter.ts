@@ -21,6 +21,10 @@ export class BudgetMeter {
   #tokens: number;
   #costUsd: number;
   #exceeded: BudgetExceeded | null;
+  /** See `BudgetState.nestedSteps`. */
+  #nested: number;
+  /** The top-level machine's steps at its last check: the base nested steps count from. */
+  #rootSteps = 0;
   #controller: AbortController | null = null;
 
   constructor(state: BudgetState, clock: Clock) {
@@ -33,6 +37,35 @@ export class BudgetMeter {
     this.#tokens = state.tokens;
     this.#costUsd = state.costUsd;
     this.#exceeded = state.exceeded;
+    this.#nested = state.nestedSteps ?? 0;
+  }
+
+  /** The run's iterations: its top-level steps (as last checked) plus the nested ones. */
+  get iterations(): number {
+    return this.#rootSteps + this.#nested;
+  }
+
+  /**
+   * After a step of the top-level machine, its `steps` so far: the first budget spent, counting the
+   * steps executed inside sub-workflows too (see {@link check}).
+   */
+  checkStep(steps: number): BudgetExceeded | null {
+    this.#rootSteps = steps;
+    return this.check(steps + this.#nested);
+  }
+
+  /** After a step of a sub-workflow run under this meter: it counts as one iteration of the run, then the budgets are checked. */
+  checkNestedStep(): BudgetExceeded | null {
+    this.#nested += 1;
+    return this.check(this.#rootSteps + this.#nested);
+  }
+
+  /**
+   * A sub-workflow step ended (however): the step that ran it does not count itself, its own steps
+   * did. Call it once per sub-workflow run, after it.
+   */
+  leaveSubWorkflow(): void {
+    this.#nested -= 1;
   }
 
   /**
@@ -151,12 +184,15 @@ export class BudgetMeter {
    * every stored snapshot (see `persistedSnapshot`).
    */
   changedSince(state: BudgetState | null): boolean {
-    return state === null || this.#tokens !== state.tokens || this.#costUsd !== state.costUsd || this.#models !== state.models || this.#exceeded !== state.exceeded;
+    return state === null || this.#nested !== (state.nestedSteps ?? 0) || this.#tokens !== state.tokens || this.#costUsd !== state.costUsd || this.#models !== state.models || this.#exceeded !== state.exceeded;
   }
 
   /** The budget state to keep in the machine context now. */
   toState(exceeded: BudgetExceeded | null = this.#exceeded): BudgetState {
-    return { ...this.#state, models: this.#models, tokens: this.#tokens, costUsd: this.#costUsd, elapsedMs: this.elapsed(), exceeded };
+    const state: BudgetState = { ...this.#state, models: this.#models, tokens: this.#tokens, costUsd: this.#costUsd, elapsedMs: this.elapsed(), exceeded };
+    if (this.#nested !== 0) state.nestedSteps = this.#nested;
+    else delete state.nestedSteps;
+    return state;
   }
 }
 
@@ -198,6 +234,16 @@ export function beforeModelCall(model: string, signal: AbortSignal | undefined):
   meter.beforeCall(model);
   if (!meter.timed) return signal;
   return signal === undefined ? meter.signal : AbortSignal.any([signal, meter.signal]);
+}
+
+/**
+ * The signal that aborts when the duration budget of the run executing here runs out (undefined
+ * outside a run with a `maxDuration`): for work a step starts itself, such as an agent's tool calls,
+ * so it stops with the run wherever the step runs (a sub-workflow, a branch).
+ */
+export function durationBudgetSignal(): AbortSignal | undefined {
+  const meter = scope.getStore();
+  return meter !== undefined && meter.timed ? meter.signal : undefined;
 }
 
 /** For model clients: adds one call's usage to the budget of the run it belongs to (no-op outside a run with a budget). */

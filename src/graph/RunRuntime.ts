@@ -56,6 +56,10 @@ export class RunRuntime {
   nodeCall: NodeCall | null = null;
   /** What the run has spent against its budgets, live (null for a run without a budget); set when a leg starts. */
   meter: BudgetMeter | null = null;
+  /** True for a sub-workflow's run sharing its parent run's meter: its steps count as nested iterations (see `BudgetMeter.checkNestedStep`). */
+  nestedMeter = false;
+  /** A node of a nested run that is not an iteration of its parent run: a sub-workflow's own finish step (inlined, it would not exist). */
+  uncountedNode: string | null = null;
   /** The emitters its nodes' contexts report through while someone listens, by node id (see `stepNode`). */
   readonly reporters = new Map<string, NodeEmit>();
   /** How the run's leaf steps execute (`RunOptions.stepRunner`); null: in this process, directly. */

@@ -99,8 +99,9 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     if (breakpoint !== undefined) run.waiting.breakpoint = breakpoint;
   }
   if (output.budget !== null) {
-    const { tokens, costUsd, elapsedMs, models, exceeded } = output.budget;
-    run.spent = { tokens, costUsd, iterations: output.steps, durationMs: elapsedMs, models };
+    const { tokens, costUsd, elapsedMs, models, exceeded, nestedSteps } = output.budget;
+    // Each executed leaf step counts once: the run's own steps, and those its sub-workflows ran.
+    run.spent = { tokens, costUsd, iterations: output.steps + (nestedSteps ?? 0), durationMs: elapsedMs, models };
     if (exceeded !== null) run.budgetExceeded = exceeded;
     if (exceeded !== null && output.status === 'budget-exceeded') run.error = exceededError(exceeded);
   }

@@ -6,6 +6,7 @@ import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { nodeEmitter, runNode } from './runNode.js';
 import { runtimeOf } from './RunRuntime.js';
+import { checkBudgets } from './stepKit.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { StepCall } from '../steps/StepRunner.js';
@@ -67,7 +68,7 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   if ('error' in decision) runtime.error = decision.error;
   const choice = toRouteChoice(node, decision);
   // The budgets are checked before every step: a spent one stops the run instead of the hop.
-  const spent = meter?.check(input.step) ?? null;
+  const spent = checkBudgets(runtime, input.step, node.id);
   if (spent !== null) choice.budget = spent;
   return { result, durationMs, endedAt, decision: choice };
 }

@@ -4,11 +4,11 @@ import type { CompiledNode } from './GraphSpec.js';
 import type { GraphMachineContext } from './GraphMachineContext.js';
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
-import { runtimeOf } from './RunRuntime.js';
+import { runtimeOf, type RunRuntime } from './RunRuntime.js';
 import { withDelta, type StateDelta } from './SharedState.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';
-import { ACCUMULATED_COST, ACCUMULATED_TOKENS } from '../budget/Budget.js';
+import { ACCUMULATED_COST, ACCUMULATED_TOKENS, type BudgetExceeded } from '../budget/Budget.js';
 
 /** What XState gives an action of a graph machine. */
 export interface StepArgs {
@@ -74,6 +74,17 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   return meter === null || !meter.changedSince(context.budget) ? settled : { ...settled, budget: meter.toState() };
 }
 
+/**
+ * The budgets after a step (`steps`: the machine's steps so far): the first one spent, or null. A
+ * sub-workflow's step counts as one more iteration of the run it belongs to.
+ */
+export function checkBudgets(runtime: RunRuntime, steps: number, nodeId: string): BudgetExceeded | null {
+  const meter = runtime.meter;
+  if (meter === null) return null;
+  if (!runtime.nestedMeter) return meter.checkStep(steps);
+  return nodeId === runtime.uncountedNode ? meter.check(meter.iterations) : meter.checkNestedStep();
+}
+
 /** The shared-state keys that show what a run with a budget has spent. */
 export function spentKeys(meter: BudgetMeter): Record<string, unknown> {
   return { [ACCUMULATED_TOKENS]: meter.tokens, [ACCUMULATED_COST]: meter.costUsd };
@@ -89,7 +100,7 @@ export function settleAndRoute(args: StepArgs, node: CompiledNode, result: Agent
   const ctx = runtimeOf(args.self).bind(args.context.runId, settled.state);
   const decision = resolveNext(node, ctx, settled.request, settled.result);
   const choice = toRouteChoice(node, decision);
-  const spent = runtimeOf(args.self).meter?.check(args.context.steps) ?? null;
+  const spent = checkBudgets(runtimeOf(args.self), args.context.steps, node.id);
   if (spent !== null) choice.budget = spent;
   // Routers may write to the state; those writes are kept.
   const routed = nextState(args, settled.state);

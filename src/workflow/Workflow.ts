@@ -182,7 +182,10 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
     return this.#compile().graph;
   }
 
-  /** The XState machine compiled from {@link compile}'s graph; its input is `{ input, runId?, context?, maxIterations? }`. */
+  /**
+   * The XState machine compiled from {@link compile}'s graph; its input is `{ input, runId?, context?, maxIterations? }`.
+   * Started with plain `createActor`, it has no budgets (they need the run around it: use {@link run}); a `budget` in its input is refused.
+   */
   toMachine(): GraphMachine {
     this.#machine ??= workflowMachine(this.#compile());
     return this.#machine;
@@ -239,7 +242,7 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
 
   /** @internal how the engine runs this workflow as a step: output and final context. */
   [RUN_CHILD](ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): Promise<SubWorkflowOutcome> {
-    return runSubWorkflow(this, ctx, input, scope, resume);
+    return runSubWorkflow(this, ctx, input, scope, resume, scope?.signal);
   }
 
   /**

@@ -11,6 +11,8 @@ export interface StepScope {
   runtime: RunRuntime;
   runId: string;
   nodeId: string;
+  /** The step's abort signal (the run's cancel or its spent duration budget): a sub-workflow it runs is cancelled with it. */
+  signal?: AbortSignal;
 }
 
 /**

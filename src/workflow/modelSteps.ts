@@ -1,4 +1,5 @@
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
+import { durationBudgetSignal } from '../budget/BudgetMeter.js';
 import type { Agent } from '../agent/Agent.js';
 import type { ModelClient } from '../model/ModelClient.js';
 import { AgentContext } from './AgentContext.js';
@@ -41,7 +42,9 @@ export function agentStep(agent: Agent): Step<any, string> {
     name: agent.name,
     kind: 'agent' as const,
     async execute(ctx: AgentContext, input: unknown): Promise<string> {
-      const result = await agent.newSession().run(textOf(input));
+      // The run's duration budget reaches the agent's tool calls (and its model calls) through the session's signal.
+      const signal = durationBudgetSignal();
+      const result = await agent.newSession().run(textOf(input), signal === undefined ? {} : { signal });
       if (result.status !== 'completed') {
         throw new WorkflowExecutionError(`agent "${agent.name}" ended ${result.status}${result.error === undefined ? '' : `: ${result.error.message}`}`, { code: 'agent_failed', nodeId: agent.name });
       }

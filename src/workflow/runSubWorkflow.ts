@@ -8,6 +8,8 @@ import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { createWithRuntime, runtimeOf } from '../graph/RunRuntime.js';
 import { budgetRefusal } from '../errors/BudgetError.js';
 import { exceededError } from '../budget/Budget.js';
+import type { BudgetMeter } from '../budget/BudgetMeter.js';
+import type { WorkflowGraph } from './WorkflowGraph.js';
 import { AgentContext } from './AgentContext.js';
 import { WorkflowAbort } from './WorkflowAbort.js';
 import { subWorkflowTrace, type StepScope } from './WorkflowLane.js';
@@ -80,14 +82,37 @@ export async function runSubWorkflow(
     create = () => createActor(machine, { snapshot: resume.held.snapshot } as never);
   }
   let actor: ReturnType<typeof create>;
+  let meter: BudgetMeter | null = null;
   if (scope === undefined) actor = create();
   else {
     const runtime = scope.runtime.child();
+    // Under a run with a budget, the child's steps are checked against it and count as its
+    // iterations (each executed leaf step once; the step that runs the child does not count itself).
+    meter = scope.runtime.meter;
+    if (meter !== null) {
+      runtime.meter = meter;
+      runtime.nestedMeter = true;
+      runtime.uncountedNode = (workflow as { compile?(): WorkflowGraph }).compile?.().finishNode ?? null;
+    }
     // A restored child keeps the trace it started with.
     const trace = (resume?.held.snapshot.context as GraphMachineContext | undefined)?.trace;
     if (trace !== undefined) runtime.trace = trace;
     actor = createWithRuntime(runtime, create);
   }
+  try {
+    return await driveChild(workflow.name, actor, resume, signal);
+  } finally {
+    meter?.leaveSubWorkflow();
+  }
+}
+
+/** Drives the child's actor to its end and turns its outcome into the parent step's (see {@link runSubWorkflow}). */
+async function driveChild(
+  name: string,
+  actor: ReturnType<typeof createActor<GraphMachine>>,
+  resume: ChildResume | undefined,
+  signal: AbortSignal | undefined,
+): Promise<SubWorkflowOutcome> {
   let held: unknown = null;
   const done = driveActor(actor, { ...(signal === undefined ? {} : { signal }), ignoreRestoredWait: resume !== undefined, onWaiting: (a) => (held = a.getPersistedSnapshot()) });
   if (resume !== undefined) actor.send({ type: 'human.reply', reply: resume.reply });
@@ -95,16 +120,16 @@ export async function runSubWorkflow(
   if (out.status === 'waiting') {
     const kept = heldSnapshot(held);
     if (kept instanceof SwitchboardError) throw kept;
-    throw new SubWorkflowWaiting(workflow.name, { snapshot: kept, nodeId: out.waiting?.nodeId ?? '', reason: out.waiting?.reason ?? 'waits for a person' });
+    throw new SubWorkflowWaiting(name, { snapshot: kept, nodeId: out.waiting?.nodeId ?? '', reason: out.waiting?.reason ?? 'waits for a person' });
   }
-  if (out.status === 'aborted') throw new WorkflowAbort(out.output, `sub-workflow "${workflow.name}" was aborted`);
+  if (out.status === 'aborted') throw new WorkflowAbort(out.output, `sub-workflow "${name}" was aborted`);
   if (out.status !== 'completed') {
     // A budget of the run spent inside the child (a model call it refused) is the run's: carried
     // as the cause, the parent stops for the budget as if its own step had been refused.
     const refusal = budgetRefusal(runtimeOf(actor).error) ?? (out.budget?.exceeded ? exceededError(out.budget.exceeded) : null);
-    throw new WorkflowExecutionError(`sub-workflow "${workflow.name}" ended ${out.status}${out.error === null ? '' : `: ${out.error.message}`}`, {
+    throw new WorkflowExecutionError(`sub-workflow "${name}" ended ${out.status}${out.error === null ? '' : `: ${out.error.message}`}`, {
       code: (out.error?.code as never) ?? 'node_failed',
-      nodeId: workflow.name,
+      nodeId: name,
       ...(refusal === null ? {} : { cause: refusal }),
     });
   }

@@ -53,6 +53,13 @@ const earlyEnd = (context: GraphMachineContext): EarlyEnd | null => {
 export function toMachineInput(raw: WorkflowMachineInput, name: string): GraphMachineInput {
   const runId = raw.runId ?? randomUUID();
   const context: Record<string, unknown> = { ...(raw.context ?? {}), [AgentContext.WORKFLOW_RUN_ID.name]: runId, [AgentContext.WORKFLOW_NAME.name]: name };
+  if ((raw as { budget?: unknown }).budget !== undefined) {
+    // Budgets need the run around the machine (its meter, its duration timer): refused here rather than ignored.
+    throw new WorkflowExecutionError(
+      `a budget in the machine input is not enforced: a machine started with createActor has no budgets; pass { budget } to workflow.run(input, { budget }) (or resumeRun), or run this workflow as a step of a run that has one`,
+      { code: 'invalid_input' },
+    );
+  }
   if (raw.maxIterations !== undefined) {
     if (!Number.isInteger(raw.maxIterations) || raw.maxIterations < 0) {
       throw new WorkflowExecutionError(`maxIterations must be a whole number ≥ 0 (loop passes per run); received ${String(raw.maxIterations)}`, { code: 'invalid_input' });

@@ -56,7 +56,7 @@ function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): N
     const reply = before.get(childReplyKey(nodeId));
     const resume = held !== undefined && reply !== undefined ? { held, reply } : undefined;
     try {
-      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId }, resume);
+      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId, signal: wctx.signal }, resume);
       const done = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output) : context.mutate();
       writeBack(wctx, before, done.without(heldChildKey(nodeId)).without(childReplyKey(nodeId)).build());
       return handOn(output);
