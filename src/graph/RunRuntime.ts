@@ -9,6 +9,7 @@ import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { EventSink } from './EventSink.js';
+import { ReusedEvents } from './ReusedEvents.js';
 import type { HopEvent } from '../trace/HopListener.js';
 import type { CallbackError, CallbackKind } from '../errors/CallbackError.js';
 import type { NodeCall } from './NodeCall.js';
@@ -56,6 +57,8 @@ export class RunRuntime {
   nodeCall: NodeCall | null = null;
   /** What the run has spent against its budgets, live (null for a run without a budget); set when a leg starts. */
   meter: BudgetMeter | null = null;
+  /** The step events refilled step after step while nobody takes stamped events (see {@link ReusedEvents}). */
+  readonly reused = new ReusedEvents();
   /** True for a sub-workflow's run sharing its parent run's meter: its steps count as nested iterations (see `BudgetMeter.checkNestedStep`). */
   nestedMeter = false;
   /** A node of a nested run that is not an iteration of its parent run: a sub-workflow's own finish step (inlined, it would not exist). */

@@ -39,6 +39,7 @@ function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: Comp
   const route = node.routes[choice.entry]!;
   const { to, kind, index } = route;
   const from = node.id;
+  if (!runtime.tracing) return runtime.emit(context.runId, runtime.reused.edge(from, to, kind, index, choice.routeKey));
   runtime.emit(
     context.runId,
     choice.routeKey === undefined
@@ -100,7 +101,9 @@ export function machineActions(spec: GraphSpec) {
       const runtime = runtimeOf(args.self);
       // A span per step only for stamped events (the light path has no spans).
       if (runtime.tracing) runtime.nodeSpanId = newSpanId();
-      if (runtime.listening) runtime.emit(context.runId, { type: 'node.started', nodeId, step: steps, request: context.request });
+      if (runtime.listening) {
+        runtime.emit(context.runId, runtime.tracing ? { type: 'node.started', nodeId, step: steps, request: context.request } : runtime.reused.started(nodeId, steps, context.request));
+      }
       return { state, path: appendPath(context.path, nodeId), steps, inFlight: nodeId, decision: null };
     }),
 

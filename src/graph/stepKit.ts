@@ -67,7 +67,10 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   const keys = changed ? { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) } : { lastResult: result, lastNodeId: nodeId };
   const { state, delta } = nextState(args, context.state, keys);
   // Its time is the reading that ended the node, when there is one: no second clock reading for it.
-  if (runtime.listening) runtime.emit(context.runId, { type: 'node.completed', nodeId, step: context.steps, result, durationMs, delta }, endedAt);
+  if (runtime.listening) {
+    const event = runtime.tracing ? { type: 'node.completed' as const, nodeId, step: context.steps, result, durationMs, delta } : runtime.reused.completed(nodeId, context.steps, result, durationMs, delta);
+    runtime.emit(context.runId, event, endedAt);
+  }
   const settled = { result, request: nextRequest(context.request, result), state, delta, durationMs, inFlight: null };
   // The budget state is copied into the context only when what was spent changed, not for the
   // active time alone (stored snapshots take the live state, see `persistedSnapshot`).

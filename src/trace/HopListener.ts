@@ -1,7 +1,8 @@
 /**
  * An engine event as a run makes it, before its envelope is stamped: its `type`, its own fields and,
  * for a node's events, the node id. Read it; never change or keep it (the trace event, when someone
- * else listens, is built from the same object).
+ * else listens, is built from the same object, and a run whose recorders are all on the light path
+ * refills one object per kind of step event, step after step).
  */
 export interface HopEvent {
   readonly type: string;
