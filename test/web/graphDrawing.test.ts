@@ -244,6 +244,50 @@ describe('the workbench drawing on a phone (390×844)', () => {
       await page.close();
     }
   }, 60_000);
+  it('zooms by a two-finger pinch about the fingers’ middle, and by keys with the drawing focused', async () => {
+    const page = await openPage({ width: 390, height: 844 });
+    try {
+      const seen = await drawing(page);
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 2 });
+      const mid = { x: (seen.canvas.left + seen.canvas.right) / 2, y: seen.canvas.top + 200 };
+      const fingers = (gap: number) => [
+        { x: mid.x - gap, y: mid.y, id: 1 },
+        { x: mid.x + gap, y: mid.y, id: 2 },
+      ];
+      // The drawing point under the middle before the pinch, read from the transform.
+      const under = (d: Drawing) => {
+        const [x, y, k] = (d.transform.match(/-?[\d.]+/g) ?? []).map(Number) as [number, number, number];
+        return { x: (mid.x - seen.canvas.left - x) / k, y: (mid.y - seen.canvas.top - y) / k };
+      };
+      const before = under(seen);
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(40) });
+      for (const gap of [50, 60, 70, 80]) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(gap) });
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+      const pinched = await drawing(page);
+      expect(pinched.scale).toBeCloseTo(seen.scale * 2, 1);
+      const after = under(pinched);
+      expect(Math.abs(after.x - before.x)).toBeLessThan(2);
+      expect(Math.abs(after.y - before.y)).toBeLessThan(2);
+      expect(await page.textContent('#inspector-node')).toBe('');
+      expect(pinched.scrollWidth).toBeLessThanOrEqual(390);
+
+      await page.focus('#graph .graph-canvas');
+      await page.keyboard.press('0');
+      expectSameTransform((await drawing(page)).transform, seen.transform);
+      await page.keyboard.press('+');
+      expect((await drawing(page)).scale).toBeCloseTo(seen.scale * 1.25, 3);
+      await page.keyboard.press('0');
+      await page.keyboard.press('ArrowRight');
+      const [x0] = (seen.transform.match(/-?[\d.]+/g) ?? []).map(Number);
+      const [x1] = ((await drawing(page)).transform.match(/-?[\d.]+/g) ?? []).map(Number);
+      expect(x1! - x0!).toBeCloseTo(-60, 0);
+      expect(await page.evaluate('window.scrollY')).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
   it('follows the lit node through a run without leaving the panel half empty', async () => {
     const page = await openPage({ width: 390, height: 844 });
     try {

@@ -1,5 +1,5 @@
-// Draws a machine definition as a graph and lights it up from a run view: zoom (wheel, buttons), pan
-// (drag) and fit (button, on load, on resize); coordinators open and close; hops every node has are
+// Draws a machine definition as a graph and lights it up from a run view: zoom (wheel, buttons, pinch,
+// keys), pan (drag, arrows) and fit (button, on load, on resize); coordinators open and close; hops every node has are
 // one legend under the drawing.
 import { partBoxes, PART, layoutGraph } from './graphLayout.js';
 import { END, drawable, hopTitle, legendTaken } from './graphModel.js';
@@ -74,6 +74,15 @@ export function renderGraph(container, def, onSelect) {
   zoomIn.addEventListener('click', () => viewport.zoomBy(1.25));
   zoomOut.addEventListener('click', () => viewport.zoomBy(0.8));
   fitButton.addEventListener('click', () => fit());
+  // From the keyboard, with the drawing focused: + and − zoom, 0 fits, the arrows pan.
+  svg.setAttribute('tabindex', '0');
+  const keys = { '+': () => viewport.zoomBy(1.25), '=': () => viewport.zoomBy(1.25), '-': () => viewport.zoomBy(0.8), '0': () => fit(), ArrowLeft: () => viewport.panBy(60, 0), ArrowRight: () => viewport.panBy(-60, 0), ArrowUp: () => viewport.panBy(0, 60), ArrowDown: () => viewport.panBy(0, -60) };
+  svg.addEventListener('keydown', (ev) => {
+    const act = keys[ev.key];
+    if (!act || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    ev.preventDefault();
+    act();
+  });
 
   let model = null;
   let laid = null;

@@ -109,12 +109,39 @@ export function createViewport(svg, layer, onChange = () => {}) {
   // A drag pans; a press that barely moves stays a click on whatever is under it.
   let drag = null;
   let dragged = false;
+  // Two fingers pinch: the drawing point under their middle stays under it while the scale follows their spread.
+  const pointers = new Map();
+  let pinch = null;
+  const spread = () => {
+    const [a, b] = [...pointers.values()];
+    const r = svg.getBoundingClientRect();
+    return { dist: Math.hypot(a.x - b.x, a.y - b.y) || 1, mx: (a.x + b.x) / 2 - r.left, my: (a.y + b.y) / 2 - r.top };
+  };
   svg.addEventListener('pointerdown', (ev) => {
     if (ev.button !== 0) return;
+    pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (pointers.size === 2) {
+      const s0 = spread();
+      pinch = { ...s0, k: t.k, px: (s0.mx - t.x) / t.k, py: (s0.my - t.y) / t.k };
+      for (const id of pointers.keys()) if (!svg.hasPointerCapture(id)) svg.setPointerCapture(id);
+      drag = null;
+      dragged = true;
+      return;
+    }
     drag = { id: ev.pointerId, sx: ev.clientX, sy: ev.clientY, x: t.x, y: t.y, moving: false };
     dragged = false;
   });
   svg.addEventListener('pointermove', (ev) => {
+    if (pointers.has(ev.pointerId)) pointers.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+    if (pinch && pointers.size === 2) {
+      const now = spread();
+      t.k = Math.min(MAX_SCALE, Math.max(MIN_SCALE, (pinch.k * now.dist) / pinch.dist));
+      t.x = now.mx - pinch.px * t.k;
+      t.y = now.my - pinch.py * t.k;
+      touched = true;
+      apply();
+      return;
+    }
     if (!drag || ev.pointerId !== drag.id) return;
     const dx = ev.clientX - drag.sx;
     const dy = ev.clientY - drag.sy;
@@ -130,6 +157,8 @@ export function createViewport(svg, layer, onChange = () => {}) {
     apply();
   });
   const end = (ev) => {
+    pointers.delete(ev.pointerId);
+    if (pointers.size < 2) pinch = null;
     if (!drag || ev.pointerId !== drag.id) return;
     dragged = drag.moving;
     drag = null;
@@ -156,6 +185,13 @@ export function createViewport(svg, layer, onChange = () => {}) {
     fitTransform,
     place,
     reveal,
+    /** Pans by (dx, dy) panel px. */
+    panBy: (dx, dy) => {
+      t.x += dx;
+      t.y += dy;
+      touched = true;
+      apply();
+    },
     /** The current transform: scale `k`, offset `x`, `y` (panel px). */
     transform: () => ({ ...t }),
     /** True once the reader zoomed or panned since the last fit. */
