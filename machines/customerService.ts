@@ -1,19 +1,14 @@
-import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, type BudgetExceeded, type Clock, type ModelClient, type StateRouter, type Tool, type WorkflowContext } from 'switchboard/engine';
-import {
-  createOrderTools,
-  handoffOf,
-  ordersGraph,
-  policyGraph,
-  reportGraph,
-  reportMcpNode,
-  requeryNode,
-  retrieveNode,
-  reviewVerdictRouter,
-  toolExecuteNode,
-  toolPlanNode,
-  toolPlanRouter,
-  visionNode,
-} from '../specialists/index.js';
+import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, lazyNode, type BudgetExceeded, type Clock, type ModelClient, type StateRouter, type Tool, type WorkflowContext } from 'switchboard/engine';
+// Only the specialists' graph shapes, routers and shared state helpers are imported here; each
+// specialist node's modules load when the node first runs (`lazyNode`), so a greeting never loads
+// retrieval, the order tools, the report client or vision.
+import { checkToolBudget } from '../specialists/orders/checkToolBudget.js';
+import { ordersGraph } from '../specialists/orders/ordersGraph.js';
+import { toolPlanRouter } from '../specialists/orders/toolPlanRouter.js';
+import { policyGraph } from '../specialists/policy/policyGraph.js';
+import { reviewVerdictRouter } from '../specialists/policy/reviewVerdictRouter.js';
+import { reportGraph } from '../specialists/report/reportGraph.js';
+import { handoffOf } from '../specialists/shared/Handoff.js';
 import { MIN_CONFIDENCE, type Classification } from './customerService/Classification.js';
 import { classifyNode } from './customerService/classifyNode.js';
 import { draftNode } from './customerService/draftNode.js';
@@ -70,14 +65,18 @@ rest, and finish gives the answered part followed by the person's reply.
 export function customerService(options: CustomerServiceOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
   const clockOption = options.clock === undefined ? {} : { clock: options.clock };
-  const tools = options.tools ?? Object.values(createOrderTools(clockOption));
+  checkToolBudget('customerService', options.toolBudget);
+  let toolSet: Promise<readonly Tool[]> | undefined;
+  // The order tools of the order loop's two nodes and of the orders specialist, made once, when one of them first runs.
+  const tools = () =>
+    (toolSet ??= options.tools ? Promise.resolve(options.tools) : import('../specialists/orders/createOrderTools.js').then((m) => Object.values(m.createOrderTools(clockOption))));
   // Offline, whether an order question is about money back is read by the learned understanding,
   // so "send them back" or "what do I get" estimate a refund as "refund" does.
   const asksForRefund = (question: string) => defaultUnderstanding().orderIntent(question) === 'refund';
   const coordinator = new Coordinator({
     specialists: {
       rag: policyGraph({ model }),
-      tool: ordersGraph({ model, tools, asksForRefund, ...clockOption }),
+      tool: ordersGraph({ model, ...(options.tools ? { tools: options.tools } : {}), asksForRefund, ...clockOption }),
       report: reportGraph({ model, ...clockOption }),
       human: personGraph(),
     },
@@ -99,13 +98,18 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
 
   return new StateGraph({ name: 'customer-service', maxSteps: 40 })
     .addNode('ingest', ingestNode())
-    .addNode('vision', visionNode({ model }))
+    .addNode('vision', lazyNode('vision', async () => (await import('../specialists/vision/visionNode.js')).visionNode({ model })))
     .addNode('classify', classifyNode(model, clockOption))
-    .addNode('retrieve', retrieveNode())
-    .addNode('requery', requeryNode())
-    .addNode('report_mcp', reportMcpNode({ model, ...clockOption }))
-    .addNode('tool_plan', toolPlanNode({ model, tools, asksForRefund, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }))
-    .addNode('tool_execute', toolExecuteNode({ tools, ...clockOption }))
+    .addNode('retrieve', lazyNode('retrieve', async () => (await import('../specialists/policy/retrieveNode.js')).retrieveNode()))
+    .addNode('requery', lazyNode('requery', async () => (await import('../specialists/policy/requeryNode.js')).requeryNode()))
+    .addNode('report_mcp', lazyNode('report_mcp', async () => (await import('../specialists/report/reportMcpNode.js')).reportMcpNode({ model, ...clockOption })))
+    .addNode(
+      'tool_plan',
+      lazyNode('tool_plan', async () =>
+        (await import('../specialists/orders/toolPlanNode.js')).toolPlanNode({ model, tools: await tools(), asksForRefund, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }),
+      ),
+    )
+    .addNode('tool_execute', lazyNode('tool_execute', async () => (await import('../specialists/orders/toolExecuteNode.js')).toolExecuteNode({ tools: await tools(), ...clockOption })))
     .addNode('ask_order', humanNode({ reason: askOrderReason, replyKey: CUSTOMER_REPLY_KEY }))
     .addNode('order_reply', orderReplyNode())
     .addNode('multi_plan', coordinator.planNode((ctx) => splitTasks(ctx.get<Classification>('classification'), coordinator.maxTasks)))

@@ -1,5 +1,5 @@
 import type { RunnableGraph } from 'switchboard/engine';
-import { Fault } from '../specialists/index.js';
+import { Fault } from '../specialists/shared/Fault.js';
 import { customerService } from './customerService.js';
 import { refundApproval } from './refundApproval.js';
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from 'switchboard/engine';
-import type { Fault } from '../specialists/index.js';
+import type { Fault } from '../specialists/shared/Fault.js';
 
 /** A canned request: what `switchboard scenarios` runs and the workbench offers as a button. */
 export type DemoScenario = Scenario & { graph: string; faults?: Fault[] };

@@ -126,6 +126,8 @@ export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, Waitin
 
 /** A node that makes the run wait for a human reply. */
 export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions, type ReplyTo, type ReplyCheck } from './graph/humanNode.js';
+/** A node whose implementation is loaded (e.g. with a dynamic import) the first time it runs; the graph's shape needs none of it. */
+export { lazyNode } from './graph/lazyNode.js';
 /** The human node a waiting run (or the specialist it waits for) waits at, from its persisted snapshot. */
 export { waitingHuman, type WaitingHuman } from './graph/waitingHuman.js';
 /** Continues a stored run: with a reply when it waits, without one when it was interrupted. */

@@ -1,5 +1,5 @@
 import { Agent, AgentNode as AgentNodeOf, type AgentNode, type Clock, type ModelClient } from 'switchboard/engine';
-import { QUESTION_KEY } from '../../specialists/index.js';
+import { QUESTION_KEY } from '../../specialists/shared/questionOf.js';
 import { Classification } from './Classification.js';
 import { classifyOffline } from './classifyOffline.js';
 import { settleClassification } from './settleClassification.js';

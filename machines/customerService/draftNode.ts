@@ -1,5 +1,5 @@
-import { Agent, AgentNode as AgentNodeOf, type AgentNode, type ModelClient, type TaskResult } from 'switchboard/engine';
-import { policyDraftNode, QUESTION_KEY } from '../../specialists/index.js';
+import { Agent, AgentNode as AgentNodeOf, lazyNode, type AgentNode, type ModelClient, type TaskResult } from 'switchboard/engine';
+import { QUESTION_KEY } from '../../specialists/shared/questionOf.js';
 import type { Classification } from './Classification.js';
 import { PERSON_PART_KEY, PersonPart } from './PersonPart.js';
 
@@ -14,7 +14,8 @@ const SECTION: Record<string, string> = { rag: 'Policy', tool: 'Your order', rep
  * (`multi`), or a short reply with no tool (`general`). Stores it under `draft`.
  */
 export function draftNode(model: ModelClient): AgentNode {
-  const policy = policyDraftNode({ model });
+  // The policy writer's modules load on the first policy answer.
+  const policy = lazyNode('draft', async () => (await import('../../specialists/policy/policyDraftNode.js')).policyDraftNode({ model }));
   const general = new AgentNodeOf(
     new Agent({
       name: 'general',

@@ -1,7 +1,8 @@
 import type { AgentNode } from 'switchboard/engine';
 import { GraphDefinitionError } from 'switchboard/engine';
 import { z } from 'zod';
-import { FAULTS_KEY, Fault, QUESTION_KEY } from '../../specialists/index.js';
+import { FAULTS_KEY, Fault } from '../../specialists/shared/Fault.js';
+import { QUESTION_KEY } from '../../specialists/shared/questionOf.js';
 
 /** What a customer-service request may carry besides its text. */
 export const IngestMetadata = z

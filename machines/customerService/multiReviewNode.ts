@@ -1,5 +1,5 @@
 import type { AgentNode, TaskResult } from 'switchboard/engine';
-import { requestHandoff } from '../../specialists/index.js';
+import { requestHandoff } from '../../specialists/shared/Handoff.js';
 import { PERSON_PART_KEY, type PersonPart } from './PersonPart.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { AgentNode, StateRouter, WorkflowContext } from 'switchboard/engine';
-import { ASK_FOR_ORDER, requestHandoff } from '../../specialists/index.js';
+import { ASK_FOR_ORDER } from '../../specialists/orders/askForOrder.js';
+import { requestHandoff } from '../../specialists/shared/Handoff.js';
 import { readOrderIds } from './understanding/readOrderId.js';
 
 /** The state key the customer's answer to "which order?" is written to. */

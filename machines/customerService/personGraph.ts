@@ -1,5 +1,5 @@
 import { StateGraph } from 'switchboard/engine';
-import { requestHandoff } from '../../specialists/index.js';
+import { requestHandoff } from '../../specialists/shared/Handoff.js';
 
 /**
  * The `human` task of a composite request as a subgraph: the part of the message a person must

@@ -1,5 +1,8 @@
-import type { AgentNode } from 'switchboard/engine';
-import { activeFaults, citesOnlyRetrieved, policyReviewNode, requestHandoff, type PolicyReview } from '../../specialists/index.js';
+import { lazyNode, type AgentNode } from 'switchboard/engine';
+import { citesOnlyRetrieved } from '../../specialists/policy/citesOnlyRetrieved.js';
+import type { PolicyReview } from '../../specialists/policy/reviewPolicyDraft.js';
+import { activeFaults } from '../../specialists/shared/Fault.js';
+import { requestHandoff } from '../../specialists/shared/Handoff.js';
 import type { Classification } from './Classification.js';
 
 /**
@@ -10,7 +13,8 @@ import type { Classification } from './Classification.js';
  */
 export function reviewNode(options: { maxRounds?: number } = {}): AgentNode {
   const maxRounds = options.maxRounds ?? 3;
-  const policy = policyReviewNode();
+  // The policy review's modules load on the first policy answer.
+  const policy = lazyNode('review', async () => (await import('../../specialists/policy/policyReviewNode.js')).policyReviewNode());
   return {
     name: 'review',
     async execute(ctx, request) {

@@ -1,8 +1,7 @@
-import { END, StateGraph, createModelFromEnv, type Clock, type ModelClient, type Tool } from 'switchboard/engine';
-import { createOrderTools } from './createOrderTools.js';
+import { END, StateGraph, createModelFromEnv, lazyNode, type Clock, type ModelClient, type Tool } from 'switchboard/engine';
+import { checkToolBudget } from './checkToolBudget.js';
 import type { RefundQuestion } from './planOrderStep.js';
-import { toolExecuteNode } from './toolExecuteNode.js';
-import { toolPlanNode, toolPlanRouter } from './toolPlanNode.js';
+import { toolPlanRouter } from './toolPlanRouter.js';
 
 /** Options for {@link ordersGraph}. */
 export interface OrdersGraphOptions {
@@ -23,7 +22,8 @@ export interface OrdersGraphOptions {
 /**
  * The orders specialist as a subgraph named `tool`: `tool_plan` ⇄ `tool_execute` until the plan
  * answers, asks for the order number, or spends the budget (then `handoff` is recorded in state
- * with reason "tool loop reached budget" and the output is "budget spent").
+ * with reason "tool loop reached budget" and the output is "budget spent"). The planner's and the
+ * tools' modules load when `tool_plan` or `tool_execute` first runs.
  *
  * @example
  * const run = await ordersGraph({ model: new OfflineModel() }).run('Check order SO20261001 and see how much can be refunded.');
@@ -31,18 +31,31 @@ export interface OrdersGraphOptions {
  */
 export function ordersGraph(options: OrdersGraphOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
-  const tools = options.tools ?? Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
+  checkToolBudget('ordersGraph', options.budget);
+  let tools: Promise<readonly Tool[]> | undefined;
+  // One set of tools for both nodes, made when the first of them runs.
+  const toolsOf = () =>
+    (tools ??= options.tools
+      ? Promise.resolve(options.tools)
+      : import('./createOrderTools.js').then((m) => Object.values(m.createOrderTools(options.clock === undefined ? {} : { clock: options.clock }))));
   return new StateGraph({ name: 'tool', maxSteps: 64 })
     .addNode(
       'tool_plan',
-      toolPlanNode({
-        model,
-        tools,
-        ...(options.budget === undefined ? {} : { budget: options.budget }),
-        ...(options.asksForRefund === undefined ? {} : { asksForRefund: options.asksForRefund }),
-      }),
+      lazyNode('tool_plan', async () =>
+        (await import('./toolPlanNode.js')).toolPlanNode({
+          model,
+          tools: await toolsOf(),
+          ...(options.budget === undefined ? {} : { budget: options.budget }),
+          ...(options.asksForRefund === undefined ? {} : { asksForRefund: options.asksForRefund }),
+        }),
+      ),
     )
-    .addNode('tool_execute', toolExecuteNode({ tools, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }))
+    .addNode(
+      'tool_execute',
+      lazyNode('tool_execute', async () =>
+        (await import('./toolExecuteNode.js')).toolExecuteNode({ tools: await toolsOf(), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) }),
+      ),
+    )
     .start('tool_plan')
     .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: END, ask: END, budget_spent: END })
     .addEdge('tool_execute', 'tool_plan');

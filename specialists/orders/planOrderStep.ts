@@ -1,3 +1,4 @@
+import { ASK_FOR_ORDER } from './askForOrder.js';
 import { Order } from './Order.js';
 import { RefundEstimate, formatCny } from './refundEstimate.js';
 import { orderIdArg, type ToolObservation } from './ToolLoopState.js';
@@ -26,9 +27,7 @@ export function findOrderId(text: string): string | undefined {
   return /\bSO\d[\w-]*/i.exec(text)?.[0].toUpperCase();
 }
 
-/** The text that asks for a missing order number. */
-export const ASK_FOR_ORDER =
-  'Please send me your order number (it starts with SO followed by 8 digits, e.g. SO20261001) so I can look the order up and estimate the refund.';
+export { ASK_FOR_ORDER };
 
 function describeOrder(order: Order): string {
   const head = `Order ${order.orderId} (${order.product}, ${formatCny(order.price)})`;

@@ -1,5 +1,6 @@
-import { Agent, AgentRunError, GraphDefinitionError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type StateRouter, type Tool } from 'switchboard/engine';
+import { Agent, AgentRunError, createModelFromEnv, tool, type AgentNode, type Clock, type ModelClient, type Tool } from 'switchboard/engine';
 import { z } from 'zod';
+import { checkToolBudget } from './checkToolBudget.js';
 import { createOrderTools } from './createOrderTools.js';
 import { findOrderId, planOrderStep, type RefundQuestion } from './planOrderStep.js';
 import { ToolPlan, toolObservationsOf, toolRoundsOf, type PlannedToolCall, type ToolObservation } from './ToolLoopState.js';
@@ -63,9 +64,7 @@ function plannerInput(question: string, observations: readonly ToolObservation[]
  *   .addConditionalEdges('tool_plan', toolPlanRouter, { call: 'tool_execute', answer: 'draft', ask: 'draft', budget_spent: 'human_handoff' });
  */
 export function toolPlanNode(options: ToolPlanNodeOptions = {}): AgentNode {
-  if (options.budget !== undefined && (!Number.isInteger(options.budget) || options.budget < 0)) {
-    throw new GraphDefinitionError(`toolPlanNode: budget must be a whole number of tool rounds (0 or more); received ${String(options.budget)}`);
-  }
+  checkToolBudget('toolPlanNode', options.budget);
   const model = options.model ?? createModelFromEnv();
   const tools = options.tools ?? Object.values(createOrderTools(options.clock === undefined ? {} : { clock: options.clock }));
   const names = tools.map((t) => t.name);
@@ -121,5 +120,4 @@ export function toolPlanNode(options: ToolPlanNodeOptions = {}): AgentNode {
   });
 }
 
-/** A router returning the last plan's action (`call`, `answer`, `ask`, `budget_spent`); use it with a route map. */
-export const toolPlanRouter: StateRouter = (ctx) => ToolPlan.safeParse(ctx.get('toolPlan')).data?.action ?? null;
+export { toolPlanRouter } from './toolPlanRouter.js';

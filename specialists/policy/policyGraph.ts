@@ -1,8 +1,6 @@
-import { END, StateGraph, createModelFromEnv, type ModelClient } from 'switchboard/engine';
-import { policyDraftNode } from './policyDraftNode.js';
-import { policyReviewNode, reviewVerdictRouter } from './policyReviewNode.js';
-import { requeryNode } from './requeryNode.js';
-import { retrieveNode } from './retrieveNode.js';
+import { END, StateGraph, createModelFromEnv, lazyNode, type ModelClient } from 'switchboard/engine';
+import { checkRetrieveLimit } from './checkRetrieveLimit.js';
+import { reviewVerdictRouter } from './reviewVerdictRouter.js';
 
 /** Options for {@link policyGraph}. */
 export interface PolicyGraphOptions {
@@ -17,7 +15,9 @@ export interface PolicyGraphOptions {
 /**
  * The policy-retrieval specialist as a subgraph named `rag`: `retrieve` → `draft` → `review`, then
  * the end (accepted, or `handoff` recorded in state), `requery` → `retrieve` on a retrieval gap, or
- * back to `draft` to revise. The answer cites the knowledge-base ids it used.
+ * back to `draft` to revise. The answer cites the knowledge-base ids it used. Each node's modules
+ * (search, drafting, review) load when it first runs, so a graph that never reaches `rag` never
+ * loads them.
  *
  * @example
  * const run = await policyGraph({ model: new OfflineModel() }).run('Can I return Aero headphones after 3 days?');
@@ -25,17 +25,16 @@ export interface PolicyGraphOptions {
  */
 export function policyGraph(options: PolicyGraphOptions = {}): StateGraph {
   const model = options.model ?? createModelFromEnv();
+  const limit = checkRetrieveLimit(options.limit);
+  const review = {
+    ...(options.maxRequeries === undefined ? {} : { maxRequeries: options.maxRequeries }),
+    ...(options.maxRevisions === undefined ? {} : { maxRevisions: options.maxRevisions }),
+  };
   return new StateGraph({ name: 'rag', maxSteps: 24 })
-    .addNode('retrieve', retrieveNode(options.limit === undefined ? {} : { limit: options.limit }))
-    .addNode('draft', policyDraftNode({ model }))
-    .addNode(
-      'review',
-      policyReviewNode({
-        ...(options.maxRequeries === undefined ? {} : { maxRequeries: options.maxRequeries }),
-        ...(options.maxRevisions === undefined ? {} : { maxRevisions: options.maxRevisions }),
-      }),
-    )
-    .addNode('requery', requeryNode())
+    .addNode('retrieve', lazyNode('retrieve', async () => (await import('./retrieveNode.js')).retrieveNode({ limit })))
+    .addNode('draft', lazyNode('draft', async () => (await import('./policyDraftNode.js')).policyDraftNode({ model })))
+    .addNode('review', lazyNode('review', async () => (await import('./policyReviewNode.js')).policyReviewNode(review)))
+    .addNode('requery', lazyNode('requery', async () => (await import('./requeryNode.js')).requeryNode()))
     .start('retrieve')
     .addEdge('retrieve', 'draft')
     .addEdge('draft', 'review')

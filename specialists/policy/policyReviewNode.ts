@@ -1,6 +1,6 @@
-import type { AgentNode, StateRouter } from 'switchboard/engine';
+import type { AgentNode } from 'switchboard/engine';
 import { z } from 'zod';
-import { PolicyReview, reviewPolicyDraft } from './reviewPolicyDraft.js';
+import { reviewPolicyDraft, type PolicyReview } from './reviewPolicyDraft.js';
 import { activeFaults } from '../shared/Fault.js';
 import { requestHandoff } from '../shared/Handoff.js';
 import { specialistNode } from '../shared/specialistNode.js';
@@ -50,5 +50,4 @@ export function policyReviewNode(options: PolicyReviewNodeOptions = {}): AgentNo
   });
 }
 
-/** A router returning the last review's verdict (`accept`, `requery`, `revise`, `handoff`); use it with a route map. */
-export const reviewVerdictRouter: StateRouter = (ctx) => PolicyReview.safeParse(ctx.get('review')).data?.verdict ?? null;
+export { reviewVerdictRouter } from './reviewVerdictRouter.js';

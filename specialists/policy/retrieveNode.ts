@@ -1,5 +1,6 @@
-import { GraphDefinitionError, type AgentNode, type WorkflowContext } from 'switchboard/engine';
+import type { AgentNode, WorkflowContext } from 'switchboard/engine';
 import { z } from 'zod';
+import { checkRetrieveLimit } from './checkRetrieveLimit.js';
 import { searchPolicies, type PolicyHit } from './searchPolicies.js';
 import { activeFaults } from '../shared/Fault.js';
 import { questionOf } from '../shared/questionOf.js';
@@ -43,8 +44,7 @@ function queryFor(ctx: WorkflowContext, question: string): string {
  * graph.addNode('retrieve', retrieveNode({ limit: 3 }));
  */
 export function retrieveNode(options: RetrieveNodeOptions = {}): AgentNode {
-  const limit = options.limit ?? 3;
-  if (!Number.isInteger(limit) || limit < 1) throw new GraphDefinitionError(`retrieveNode: limit must be a positive integer; received ${String(limit)}`);
+  const limit = checkRetrieveLimit(options.limit);
   return specialistNode('retrieve', (ctx, request, emit) => {
     const question = questionOf(ctx, request);
     const query = queryFor(ctx, question);

@@ -1,5 +1,4 @@
-import { StateGraph, type Clock, type ModelClient } from 'switchboard/engine';
-import { reportMcpNode } from './reportMcpNode.js';
+import { StateGraph, lazyNode, type Clock, type ModelClient } from 'switchboard/engine';
 
 /** Options for {@link reportGraph}. */
 export interface ReportGraphOptions {
@@ -11,12 +10,12 @@ export interface ReportGraphOptions {
 
 /**
  * The sales-report specialist as a subgraph named `report`: one `report_mcp` node that answers
- * through the MCP server over stdio (see {@link reportMcpNode}).
+ * through the MCP server over stdio (see `reportMcpNode`), whose modules load when it first runs.
  *
  * @example
  * const run = await reportGraph({ model: new OfflineModel() }).run('Query the September 2026 sales report.');
  * run.outputText; // 'Sales report for September 2026 (2026-09): revenue 1,286,000, order volume 4,268 orders. …12.81%…'
  */
 export function reportGraph(options: ReportGraphOptions = {}): StateGraph {
-  return new StateGraph({ name: 'report', maxSteps: 4 }).addNode('report_mcp', reportMcpNode(options)).start('report_mcp');
+  return new StateGraph({ name: 'report', maxSteps: 4 }).addNode('report_mcp', lazyNode('report_mcp', async () => (await import('./reportMcpNode.js')).reportMcpNode(options))).start('report_mcp');
 }

@@ -153,6 +153,10 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     expect(packages(runLoads).filter((name) => /^(hono|@hono\/.*)$/.test(name))).toEqual([]);
     expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/(server\/(?!Scenario\.js$)|workflow\/(?!workflowKeys\.js$)|analytics\/|index\.js$)/.test(u))).toEqual([]);
     expect(runLoads.filter((u) => /^node:(http|http2|net)$/.test(u))).toEqual([]);
+    // Each specialist's node modules load when its node first runs: a greeting loads only the
+    // graphs' shapes, routers and shared state helpers (no retrieval, order tools, report client or vision).
+    const SPECIALIST_NODES = /\/switchboard\/dist\/specialists\/(index\.js$|vision\/|report\/(?!reportGraph\.js$)|policy\/(retrieveNode|requeryNode|policyDraftNode|policyReviewNode|searchPolicies|draftPolicyAnswer)\.js$|orders\/(toolPlanNode|toolExecuteNode|createOrderTools|planOrderStep|Order)\.js$)/;
+    expect(runLoads.filter((u) => SPECIALIST_NODES.test(u))).toEqual([]);
 
     // The report server is spawned from the compiled module (no TypeScript of the specialists ships).
     const report = await node([bin, '--db', db, 'run', 'Query the September 2026 sales report and tell me revenue and order volume.', '--json']);

@@ -1,4 +1,4 @@
-import { loadPolicyDocuments } from '../../../specialists/index.js';
+import { loadPolicyDocuments } from '../../../specialists/policy/PolicyDocument.js';
 import type { LabelledMessage, MessageEntities, TaskKind } from '../dataset/LabelledMessage.js';
 import type { Route } from '../Classification.js';
 import { extractEntities } from './extractEntities.js';

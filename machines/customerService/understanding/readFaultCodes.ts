@@ -1,4 +1,4 @@
-import { loadPolicyDocuments } from '../../../specialists/index.js';
+import { loadPolicyDocuments } from '../../../specialists/policy/PolicyDocument.js';
 import type { EntitySpan } from './EntitySpan.js';
 
 /** An LED signal as the knowledge base names it: "LED fault code E02 (red blinking)". */
