@@ -49,15 +49,15 @@ export class BudgetMeter {
    * After a step of the top-level machine, its `steps` so far: the first budget spent, counting the
    * steps executed inside sub-workflows too (see {@link check}).
    */
-  checkStep(steps: number): BudgetExceeded | null {
+  checkStep(steps: number, now?: number): BudgetExceeded | null {
     this.#rootSteps = steps;
-    return this.check(steps + this.#nested);
+    return this.check(steps + this.#nested, now);
   }
 
   /** After a step of a sub-workflow run under this meter: it counts as one iteration of the run, then the budgets are checked. */
-  checkNestedStep(): BudgetExceeded | null {
+  checkNestedStep(now?: number): BudgetExceeded | null {
     this.#nested += 1;
-    return this.check(this.#rootSteps + this.#nested);
+    return this.check(this.#rootSteps + this.#nested, now);
   }
 
   /**
@@ -85,9 +85,9 @@ export class BudgetMeter {
     return this.#costUsd;
   }
 
-  /** Active milliseconds so far: the earlier legs' and this one's. */
-  elapsed(): number {
-    return this.#state.elapsedMs + (this.#clock.now() - this.#legStart);
+  /** Active milliseconds so far: the earlier legs' and this one's (`now`: a reading of the run's clock just taken, if any). */
+  elapsed(now: number = this.#clock.now()): number {
+    return this.#state.elapsedMs + (now - this.#legStart);
   }
 
   /** The budget already spent (once the run has been stopped for one, nothing is checked any more). */
@@ -98,14 +98,16 @@ export class BudgetMeter {
   /**
    * The first budget spent — cost, tokens, duration, then (given the steps made so far) iterations —
    * or null. Spent means what was used has reached the limit. Null once the run was stopped for one.
+   * `now`: a reading of the run's clock the caller just took (the end of a step), so the duration
+   * budget needs no reading of its own.
    */
-  check(steps?: number): BudgetExceeded | null {
+  check(steps?: number, now?: number): BudgetExceeded | null {
     if (this.#exceeded !== null) return null;
     const { maxCost, maxTokens, maxDuration, maxIterations } = this.#state.limits;
     if (maxCost !== undefined && this.#costUsd >= maxCost) return { budget: 'maxCost', limit: maxCost, spent: this.#costUsd };
     if (maxTokens !== undefined && this.#tokens >= maxTokens) return { budget: 'maxTokens', limit: maxTokens, spent: this.#tokens };
     if (maxDuration !== undefined) {
-      const elapsed = this.elapsed();
+      const elapsed = this.elapsed(now);
       if (elapsed >= maxDuration) return { budget: 'maxDuration', limit: maxDuration, spent: elapsed };
     }
     if (steps !== undefined && maxIterations !== undefined && steps >= maxIterations) return { budget: 'maxIterations', limit: maxIterations, spent: steps };

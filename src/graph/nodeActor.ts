@@ -68,7 +68,7 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   if ('error' in decision) runtime.error = decision.error;
   const choice = toRouteChoice(node, decision);
   // The budgets are checked before every step: a spent one stops the run instead of the hop.
-  const spent = checkBudgets(runtime, input.step, node.id);
+  const spent = checkBudgets(runtime, input.step, node.id, endedAt);
   if (spent !== null) choice.budget = spent;
   return { result, durationMs, endedAt, decision: choice };
 }

@@ -79,13 +79,14 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
 
 /**
  * The budgets after a step (`steps`: the machine's steps so far): the first one spent, or null. A
- * sub-workflow's step counts as one more iteration of the run it belongs to.
+ * sub-workflow's step counts as one more iteration of the run it belongs to. `now`: the clock reading
+ * that ended the step, shared with the duration budget.
  */
-export function checkBudgets(runtime: RunRuntime, steps: number, nodeId: string): BudgetExceeded | null {
+export function checkBudgets(runtime: RunRuntime, steps: number, nodeId: string, now?: number): BudgetExceeded | null {
   const meter = runtime.meter;
   if (meter === null) return null;
-  if (!runtime.nestedMeter) return meter.checkStep(steps);
-  return nodeId === runtime.uncountedNode ? meter.check(meter.iterations) : meter.checkNestedStep();
+  if (!runtime.nestedMeter) return meter.checkStep(steps, now);
+  return nodeId === runtime.uncountedNode ? meter.check(meter.iterations, now) : meter.checkNestedStep(now);
 }
 
 /** The shared-state keys that show what a run with a budget has spent. */
