@@ -137,10 +137,10 @@ export class RunQueue {
   /**
    * Adds the job a run needs now (queued, interrupted, running without a live owner, or waiting
    * with a reply kept). The job is named by the run id and the row's version, so adding it again
-   * is a no-op while it exists.
+   * is a no-op while it exists. `delayMs`: the job is taken no sooner than that.
    */
-  async enqueue(record: Pick<RunRecord, 'runId' | 'status' | 'version'>): Promise<void> {
-    await this.#add(record.runId, { runId: record.runId }, jobIdFor(record), 0);
+  async enqueue(record: Pick<RunRecord, 'runId' | 'status' | 'version'>, options: { delayMs?: number } = {}): Promise<void> {
+    await this.#add(record.runId, { runId: record.runId }, jobIdFor(record), options.delayMs ?? 0);
   }
 
   /**

@@ -62,6 +62,8 @@ export class RunWorker {
   #worker: Worker<RunJobData> | null = null;
   #sweeper: NodeJS.Timeout | null = null;
   #delayed: (new () => Error) | null = null;
+  /** The runs whose jobs this worker is processing now. */
+  readonly #active = new Set<string>();
 
   constructor(options: RunWorkerOptions) {
     const concurrency = options.concurrency ?? 1;
@@ -125,7 +127,47 @@ export class RunWorker {
     await this.#queue.close();
   }
 
+  /**
+   * Stops at once and hands back the runs in progress: each run this worker holds is marked
+   * interrupted with its lease released (a compare-and-set, so a checkpoint of the leg still in
+   * flight here is refused from then on) and gets a new job, taken no sooner than `delayMs`
+   * (default 1 s) so the caller can end this process before another worker starts the run from its
+   * last checkpoint. The caller must end the process right after (the legs' nodes may still be
+   * running in it); `switchboard worker` does so on a second SIGTERM. Resolves to the runs handed back.
+   */
+  async handBack(options: { delayMs?: number } = {}): Promise<string[]> {
+    if (this.#sweeper !== null) clearInterval(this.#sweeper);
+    this.#sweeper = null;
+    const worker = this.#worker;
+    this.#worker = null;
+    // Take no more jobs; the active ones' locks are left to run out (their runs get new jobs below).
+    void worker?.close(true).catch((error: Error) => this.#report(error));
+    const handed: string[] = [];
+    for (const runId of [...this.#active]) {
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const record = await this.#options.store.getRun(runId);
+        if (record === null || record.status !== 'running' || record.owner !== this.owner) break;
+        const version = await this.#options.store.updateRun(runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null });
+        if (version === null) continue;
+        await this.#queue.enqueue({ runId, status: 'interrupted', version }, { delayMs: options.delayMs ?? 1000 });
+        handed.push(runId);
+        break;
+      }
+    }
+    await this.#queue.close();
+    return handed;
+  }
+
   async #process(job: Job<RunJobData>, token: string | undefined): Promise<string> {
+    this.#active.add(job.data.runId);
+    try {
+      return await this.#processRun(job, token);
+    } finally {
+      this.#active.delete(job.data.runId);
+    }
+  }
+
+  async #processRun(job: Job<RunJobData>, token: string | undefined): Promise<string> {
     const runId = job.data.runId;
     if (job.data.deadline !== undefined) {
       // A wait's deadline: keep the TIMEOUT reply if the run still waits there, then advance it as for a reply.

@@ -6,7 +6,7 @@ import { waitStep } from '../../src/queue/pendingReply.js';
 import { deadlineJobIdFor } from '../../src/queue/runJob.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
-import { graphs } from './deadlineGraphs.js';
+import { graphs } from './opsGraphs.js';
 import { startWorker, type WorkerProcess } from './workerProcess.js';
 
 /** The gate's deadline: long enough that the first worker is dead well before it on a busy machine. */
@@ -63,7 +63,7 @@ describe.skipIf(REDIS_MISSING !== null)(`wait deadlines as delayed jobs (real Re
       OPENAI_API_KEY: '',
     };
     const spawnWorker = (sweepMs: number) => {
-      const w = startWorker({ graphs: 'test/queue/deadlineGraphs.ts', workerArgs: ['--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', String(sweepMs)] }, env);
+      const w = startWorker({ graphs: 'test/queue/opsGraphs.ts', workerArgs: ['--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', String(sweepMs)] }, env);
       workers.push(w);
       return w;
     };

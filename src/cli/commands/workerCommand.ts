@@ -11,7 +11,7 @@ function outcomeLine(o: LegOutcome): string {
   return `run ${o.runId}: nothing to do (${o.reason})`;
 }
 
-/** `worker`: takes run jobs from the queue until SIGTERM / Ctrl-C (the distributed mode). */
+/** `worker`: takes run jobs from the queue until SIGTERM / Ctrl-C (the distributed mode); a second signal hands the runs in progress back and exits at once. */
 export function addWorkerCommand(program: Command, cli: CliContext): void {
   program
     .command('worker')
@@ -46,8 +46,18 @@ export function addWorkerCommand(program: Command, cli: CliContext): void {
       cli.out(`worker ${worker.owner}: taking runs of ${graphs.map((g) => g.name).join(', ')} (concurrency ${concurrency})`);
       await cli.interrupted();
       cli.out('stopping: finishing the runs in progress (send the signal again to stop at once; they continue elsewhere)');
-      const again = cli.interrupted().then(() => worker.close(true));
+      let handedBack: string[] | null = null;
+      const again = cli.interrupted().then(async () => {
+        handedBack = await worker.handBack();
+      });
       await Promise.race([worker.close(), again]);
-      cli.out('worker stopped');
+      if (handedBack === null) {
+        cli.out('worker stopped');
+        return;
+      }
+      const handed: string[] = handedBack;
+      cli.out(`worker stopped at once: handed back ${handed.length} run(s) in progress${handed.length ? ` (${handed.join(', ')})` : ''}; another worker continues them from their last checkpoint`);
+      // Their nodes may still be running here: end the process before another worker takes them.
+      process.exit(0);
     });
 }

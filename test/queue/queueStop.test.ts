@@ -1,0 +1,142 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
+import { PostgresRunStore, RunQueue } from '../../src/index.js';
+import { PG_URL } from '../persistence/storeTargets.js';
+import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { graphs } from './opsGraphs.js';
+import { startWorker, type WorkerProcess } from './workerProcess.js';
+
+async function until<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 120_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * SIGTERM on a `switchboard worker` process that is in the middle of a run: it takes no new job,
+ * ends the leg it holds (the run completes, its lease released, its job gone from Redis) and exits
+ * 0; another worker runs the rest. A second signal stops it at once and the run it held continues
+ * on another worker from its last checkpoint, each node run once.
+ */
+describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
+  let redis: TestRedis;
+  const workers: WorkerProcess[] = [];
+  const closers: Array<() => Promise<unknown>> = [];
+  let counter = 0;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+  });
+  afterAll(async () => {
+    for (const w of workers) w.signal('SIGKILL');
+    await Promise.all(workers.map((w) => w.exited));
+    for (const close of closers.reverse()) await close();
+    await redis?.stop();
+  });
+
+  function setting() {
+    const n = ++counter;
+    const schema = `qstop_${process.pid}_${Date.now().toString(36)}_${n}`;
+    const queueName = `stop${n}`;
+    const store = new PostgresRunStore({ url: PG_URL, schema, max: 4 });
+    const queue = new RunQueue({ store, graphs, redisUrl: redis.url, queueName });
+    const bull = new Queue(queueName, { connection: { url: redis.url } });
+    closers.push(() => store.close(), () => queue.close(), () => bull.close());
+    const env = {
+      SWITCHBOARD_DATABASE_URL: PG_URL,
+      SWITCHBOARD_DATABASE_SCHEMA: schema,
+      SWITCHBOARD_DB: '',
+      SWITCHBOARD_REDIS_URL: redis.url,
+      SWITCHBOARD_QUEUE: queueName,
+      SWITCHBOARD_TEST_SLOW_MS: '1500',
+      OPENAI_API_KEY: '',
+    };
+    const spawnWorker = () => {
+      const w = startWorker({ graphs: 'test/queue/opsGraphs.ts', workerArgs: ['--concurrency', '1', '--lock-ms', '2000', '--lease-ms', '10000', '--sweep-ms', '0'] }, env);
+      workers.push(w);
+      return w;
+    };
+    const allEnded = (ids: string[]) =>
+      until('every run to end', async () => (await Promise.all(ids.map((id) => store.getRun(id)))).every((r) => r !== null && FINISHED_STATUSES.has(r.status)));
+    return { store, queue, bull, spawnWorker, allEnded };
+  }
+
+  it('SIGTERM: the worker ends the run it holds, takes no other, releases the lease and exits 0; another worker runs the rest', async () => {
+    const { store, queue, bull, spawnWorker, allEnded } = setting();
+    const first = spawnWorker();
+    await first.ready;
+    const ids = [await queue.start('slow', 'a'), await queue.start('slow', 'b'), await queue.start('slow', 'c')];
+    const held = await until('the first worker to hold a run', async () => {
+      for (const id of ids) {
+        const r = await store.getRun(id);
+        if (r?.status === 'running' && r.owner !== null) return r;
+      }
+      return null;
+    });
+    const heldEvents = () => store.listEvents(held.runId);
+    // Signalled in the middle of the run: its first node started, its last has not.
+    expect((await heldEvents()).some((e) => e.type === 'node.completed' && (e.data as { nodeId?: string }).nodeId === 'three')).toBe(false);
+    first.signal('SIGTERM');
+    const second = spawnWorker();
+    const end = await first.exited;
+    expect(end).toEqual({ code: 0, signal: null });
+    expect(first.lines).toContain('worker stopped');
+    // It finished the run it held, and only that one.
+    expect(first.lines.filter((l) => /^run \S+: /.test(l))).toEqual([`run ${held.runId}: completed`]);
+    const finished = (await store.getRun(held.runId))!;
+    expect(finished.status).toBe('completed');
+    expect(finished.owner).toBeNull();
+    expect(finished.outputText).toMatch(/^three\(/);
+    await second.ready;
+    await allEnded(ids);
+    await until('the second worker to report the other runs', () => ids.filter((x) => x !== held.runId).every((id) => second.lines.includes(`run ${id}: completed`)));
+    // Every run ran each node once, and no job is left in Redis.
+    for (const id of ids) {
+      const started = (await store.listEvents(id)).filter((e) => e.type === 'node.started').map((e) => (e.data as { nodeId?: string }).nodeId);
+      expect(started, id).toEqual(['one', 'two', 'three']);
+    }
+    expect(await bull.getJobCountByTypes('active', 'wait', 'delayed', 'failed')).toBe(0);
+    second.signal('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 300_000);
+
+  it('a second signal stops the worker at once; another worker continues the run it held from its last checkpoint', async () => {
+    const { store, queue, bull, spawnWorker, allEnded } = setting();
+    const first = spawnWorker();
+    await first.ready;
+    const runId = await queue.start('slow', 'x');
+    // Signalled once its first node is checkpointed, while the second runs.
+    await until('the first node to complete', async () => (await store.listEvents(runId)).some((e) => e.type === 'node.completed'));
+    first.signal('SIGTERM');
+    await until('the worker to say it stops', () => first.lines.some((l) => l.startsWith('stopping:')));
+    first.signal('SIGTERM');
+    const end = await first.exited;
+    expect(end.signal).toBeNull();
+    expect(first.lines.some((l) => l.startsWith(`run ${runId}: completed`))).toBe(false);
+    expect(first.lines).toContain(`worker stopped at once: handed back 1 run(s) in progress (${runId}); another worker continues them from their last checkpoint`);
+    // Handed back: interrupted, no owner, no lease (a new job waits for it).
+    const handed = (await store.getRun(runId))!;
+    expect(handed.status).toBe('interrupted');
+    expect(handed.owner).toBeNull();
+    expect(handed.leaseExpiresAt).toBeNull();
+    const second = spawnWorker();
+    await second.ready;
+    await allEnded([runId]);
+    await until('the second worker to report the run', () => second.lines.includes(`run ${runId}: completed`));
+    const record = (await store.getRun(runId))!;
+    expect(record.status).toBe('completed');
+    expect(record.outputText).toBe('three(two(one(x)))');
+    const events = await store.listEvents(runId);
+    const completed = events.filter((e) => e.type === 'node.completed').map((e) => (e.data as { nodeId?: string }).nodeId);
+    // From the checkpoint: 'one' is not run again.
+    expect(completed).toEqual(['one', 'two', 'three']);
+    expect(await bull.getJobCountByTypes('active', 'wait', 'delayed', 'failed')).toBe(0);
+    second.signal('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 300_000);
+});
