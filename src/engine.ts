@@ -122,7 +122,7 @@ export type {
 export type { RunnableGraph } from './graph/RunnableGraph.js';
 /** The compiled machine and its context, input and output. */
 export type { GraphMachine, GraphStateValue } from './graph/compileMachine.js';
-export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, WaitingInfo, WaitingSpecialist } from './graph/GraphMachineContext.js';
+export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, QueuedSpecialist, WaitingInfo, WaitingSpecialist } from './graph/GraphMachineContext.js';
 
 /** A node that makes the run wait for a human reply. */
 export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions, type ReplyTo, type ReplyCheck } from './graph/humanNode.js';

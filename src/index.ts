@@ -61,6 +61,10 @@ export { RunQueue, type RunQueueOptions, type SweepOutcome } from './queue/RunQu
 export { RunWorker, type RunWorkerOptions } from './queue/RunWorker.js';
 /** What a worker did with one run job. */
 export type { LegOutcome } from './queue/advanceRun.js';
+/** A coordinator's specialists as stored runs of their own (child jobs on the run queue; `RunWorker` uses it). */
+export { storedSpecialistRuns } from './queue/storedSpecialistRuns.js';
+/** Where a coordinator's specialists run when not in its process: the seam `ResumeOptions.specialistRuns` takes. */
+export { specialistRunId, type SpecialistRuns, type SpecialistTask, type SpecialistOutcome } from './graph/SpecialistRuns.js';
 /** The run queue's configuration is wrong or Redis is out of reach. */
 export { QueueError } from './queue/QueueError.js';
 

@@ -145,6 +145,7 @@ export class Coordinator {
       name: 'coordinator',
       parts: Object.entries(specialists).map(([kind, graph]) => ({ name: kind, graph: graph.name })),
       [COMPILE_NODE]: (scope: NodeCompileScope) => dispatchState(config, scope),
+      childGraphs: () => Object.values(specialists),
       waitingChild(snapshot: unknown, nodeId: string) {
         // The join is the dispatch state's child under the node's id; it names the task it asked about.
         const join = (snapshot as { children?: Record<string, { snapshot?: PersistedJoin }> }).children?.[nodeId]?.snapshot;

@@ -14,6 +14,10 @@ export interface JoinInput {
   trace: { traceId: string; parentSpanId: string | null; path: string };
   /** Epoch ms (the run's clock) when the dispatch began. */
   startedAt: number;
+  /** The run's step count at the dispatch: with the task number, it names a specialist run on the queue. */
+  step: number;
+  /** True when the specialists run as stored runs of their own on the run queue (see `SpecialistRuns`). */
+  remote: boolean;
 }
 
 /** Where one task stands. Plain JSON: it is persisted with the run. */
@@ -25,6 +29,8 @@ export interface TaskSlot {
   deadline: number | null;
   /** While waiting for a person: the attempt's time left, resumed when it runs again. */
   remainingMs: number | null;
+  /** Set while the task's specialist runs on the queue and has not ended (a remote dispatch). */
+  queued?: boolean;
 }
 
 /**
@@ -43,6 +49,10 @@ export interface JoinContext extends JoinInput {
   asked: number | null;
   /** Set when the failure policy failed the dispatch. */
   failure: SerializedError | null;
+  /** Tasks whose specialist runs on the queue and has not ended (a remote dispatch). */
+  queued: number;
+  /** True once the parent was told, in this leg, that it waits for its specialists on the queue. */
+  parked: boolean;
 }
 
 /** What the join resolves to. */
@@ -81,5 +91,6 @@ export type JoinEvent =
   | { type: 'join.waiting'; index: number; attempt: number; waiting: WaitingInfo }
   | { type: 'join.running'; index: number; attempt: number }
   | { type: 'join.timeout'; index: number; attempt: number }
+  | { type: 'join.queued'; index: number; attempt: number }
   | { type: 'human.reply'; reply: unknown }
   | { type: string; output?: unknown; error?: unknown; actorId?: string };

@@ -11,6 +11,7 @@ import type { CoordinatorTask, TaskResult } from './CoordinatorTask.js';
 import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinInput, JoinOutput } from './JoinState.js';
 import { joinLogic } from './joinLogic.js';
+import { remoteSpecialist } from './remoteSpecialist.js';
 
 /** What the dispatch state needs from its coordinator. */
 export interface DispatchConfig {
@@ -77,6 +78,10 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
       shared: sharedState(context, config.shareState),
       trace: { traceId: context.trace.traceId, parentSpanId: runtime.nodeSpanId ?? context.trace.spanId, path: context.trace.path },
       startedAt: runtime.clock.now(),
+      step: context.steps,
+      // On a worker of the run queue, each specialist is a stored run of its own (a child job). A
+      // specialist run's own dispatch (its id already names a parent) runs in its process.
+      remote: runtime.specialistRuns !== null && !context.runId.includes(':'),
     };
   };
 
@@ -100,7 +105,7 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
   };
 
   return {
-    actors: { [n.join]: joinLogic({ machines, policy: config.policy, exportState: config.exportState, needsHuman: config.needsHuman }) },
+    actors: { [n.join]: joinLogic({ machines, policy: config.policy, exportState: config.exportState, needsHuman: config.needsHuman, remote: remoteSpecialist(machines) }) },
     guards: {
       [n.isWaiting]: ({ context }: { context: GraphMachineContext }) => context.status === 'waiting',
       // No join actor for an empty or invalid plan: the step settles at once (and a pure `transition` sees it).

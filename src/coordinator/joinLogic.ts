@@ -37,6 +37,8 @@ export function joinLogic(config: JoinConfig): ActorLogic<JoinSnapshot, JoinEven
         completed: 0,
         asked: null,
         failure: null,
+        queued: 0,
+        parked: false,
       };
       const snapshot: JoinSnapshot = { status: 'active', output: undefined, error: undefined, context, live: { refs: [], ids: new Map() } };
       const { minCompleted } = config.policy;
@@ -81,6 +83,10 @@ export function joinLogic(config: JoinConfig): ActorLogic<JoinSnapshot, JoinEven
         const e = event as { index: number; attempt: number; waiting?: WaitingInfo };
         if (!current(e)) return snapshot;
         steps.waited(e.index, e.waiting ?? null);
+      } else if (type === 'join.queued') {
+        const e = event as { index: number; attempt: number };
+        if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
+        steps.queued(e.index);
       } else if (type === 'join.timeout') {
         const e = event as { index: number; attempt: number };
         if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
@@ -109,11 +115,18 @@ export function joinLogic(config: JoinConfig): ActorLogic<JoinSnapshot, JoinEven
 
     restoreSnapshot: (persisted, scope) => {
       const stored = persisted as unknown as PersistedJoin;
+      const context = copyContext(stored.context);
+      if (context.remote) {
+        // A new leg looks at every specialist on the queue again: none is known to be pending yet.
+        context.slots.forEach((slot) => (slot.queued = false));
+        context.queued = 0;
+        context.parked = false;
+      }
       const snapshot = {
         status: stored.status,
         output: stored.output,
         error: undefined,
-        context: copyContext(stored.context),
+        context,
         live: { refs: [], ids: new Map() },
       } as unknown as JoinSnapshot;
       const steps = new JoinSteps(config, scope as never, snapshot);

@@ -1,5 +1,5 @@
 import { createActor, type ActorScope, type AnyActorLogic, type AnyActorRef } from 'xstate';
-import type { GraphMachineContext, GraphMachineOutput, WaitingInfo } from '../graph/GraphMachineContext.js';
+import type { GraphMachineContext, GraphMachineOutput, QueuedSpecialist, WaitingInfo } from '../graph/GraphMachineContext.js';
 import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
 import { directMachine, specOf } from '../graph/compileMachine.js';
 import { newSpanId } from '../trace/TraceContext.js';
@@ -8,11 +8,14 @@ import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinEvent, JoinSnapshot } from './JoinState.js';
 import { endedResult, isFailure, resultOf, summarize, taskLabel, type ResultConfig } from './taskResults.js';
 import type { TaskResult } from './CoordinatorTask.js';
+import { specialistRunId, type SpecialistTask } from '../graph/SpecialistRuns.js';
 
 /** What the join needs from its coordinator: the specialist machines, the results' shape and the policy. */
 export interface JoinConfig extends ResultConfig {
   machines: Readonly<Record<string, AnyActorLogic>>;
   policy: FailurePolicy;
+  /** The child of a task whose specialist runs on the queue (see `remoteSpecialist`). */
+  remote: AnyActorLogic;
 }
 
 type Scope = ActorScope<JoinSnapshot, JoinEvent>;
@@ -49,7 +52,10 @@ export class JoinSteps {
   }
 
   #runIdOf(index: number): string {
-    return `${this.#ctx.parentRunId}/${taskLabel(this.#ctx.tasks[index]!.kind, index)}`;
+    const ctx = this.#ctx;
+    // A specialist on the queue is a stored run of its own, one per attempt.
+    if (ctx.remote) return specialistRunId(ctx.parentRunId, ctx.step, index, ctx.slots[index]!.attempt);
+    return `${ctx.parentRunId}/${taskLabel(ctx.tasks[index]!.kind, index)}`;
   }
 
   #childId(index: number): string {
@@ -68,6 +74,26 @@ export class JoinSteps {
     const live = this.#snapshot.live;
     const id = persisted?.id ?? this.#childId(index);
     const label = taskLabel(task.kind, index);
+    if (ctx.remote) {
+      const input: SpecialistTask = {
+        runId: this.#runIdOf(index),
+        parentRunId: ctx.parentRunId,
+        nodeId: ctx.nodeId,
+        index,
+        attempt: ctx.slots[index]!.attempt,
+        kind: task.kind,
+        input: task.input,
+        state: ctx.shared === '{}' ? {} : (JSON.parse(ctx.shared) as Record<string, unknown>),
+        trace: { traceId: ctx.trace.traceId, spanId: newSpanId(), parentSpanId: ctx.trace.parentSpanId, path: `${ctx.trace.path}/${label}` },
+      };
+      const remote =
+        persisted === undefined
+          ? createActor(this.#config.remote, { id, parent: this.#scope.self, input })
+          : createActor(this.#config.remote, { id, parent: this.#scope.self, snapshot: persisted.snapshot as never });
+      live.refs[index] = remote;
+      live.ids.set(id, index);
+      return remote;
+    }
     const ref =
       persisted === undefined
         ? createActor(logic, {
@@ -95,6 +121,12 @@ export class JoinSteps {
   start(index: number): void {
     const ref = this.#snapshot.live.refs[index] ?? this.create(index);
     const slot = this.#ctx.slots[index]!;
+    if (this.#ctx.remote) {
+      // A specialist on the queue reports only its end (or that it is pending), never a wait of its own.
+      ref.start();
+      if (slot.phase === 'running') this.arm(index);
+      return;
+    }
     const attempt = slot.attempt;
     const self = this.#scope.self;
     let last: WaitingInfo | null = slot.phase === 'waiting' ? ((ref.getSnapshot() as { context?: GraphMachineContext }).context?.waiting ?? null) : null;
@@ -143,16 +175,37 @@ export class JoinSteps {
     slot.phase = phase;
   }
 
-  /** Forgets a task's actor (stopping it when `stop`) and its clock. */
-  #release(index: number, stop: boolean): void {
+  /**
+   * Forgets a task's actor (stopping it when `stop`) and its clock. With `giveUp`, a specialist on
+   * the queue is cancelled too (a timeout or the failure policy ended its task); a join that is only
+   * stopped (its run waits or moves elsewhere) leaves it running.
+   */
+  #release(index: number, stop: boolean, giveUp = false): void {
     const live = this.#snapshot.live;
     const ref = live.refs[index];
+    const slot = this.#ctx.slots[index]!;
+    if (slot.queued === true) {
+      slot.queued = false;
+      this.#ctx.queued -= 1;
+    }
     if (ref !== undefined) {
       live.ids.delete(ref.id);
       live.refs[index] = undefined;
       if (stop) this.#scope.stopChild(ref);
     }
+    if (giveUp && this.#ctx.remote) {
+      // The run is the source of truth: cancelled there, its worker stops at its next checkpoint.
+      void this.#runtime.specialistRuns?.cancel(this.#runIdOf(index)).catch(() => undefined);
+    }
     this.disarm(index, false);
+  }
+
+  /** A task's specialist runs on the queue and has not ended yet. */
+  queued(index: number): void {
+    const slot = this.#ctx.slots[index]!;
+    if (slot.queued === true) return;
+    slot.queued = true;
+    this.#ctx.queued += 1;
   }
 
   /** The task whose actor has this id, if it is still out. */
@@ -177,7 +230,7 @@ export class JoinSteps {
     const task = this.#ctx.tasks[index]!;
     const slot = this.#ctx.slots[index]!;
     const limit = task.timeoutMs ?? this.#config.policy.timeoutMs;
-    this.#release(index, true);
+    this.#release(index, true, true);
     const reason = `timed out after ${String(limit)} ms (attempt ${slot.attempt})`;
     const error: SerializedError = { name: 'WorkflowExecutionError', code: 'task_timeout', message: `${taskLabel(task.kind, index)} ${reason}` };
     this.settle(index, endedResult(task, index, this.#runIdOf(index), 'failed', reason, error, slot.attempt));
@@ -255,7 +308,7 @@ export class JoinSteps {
     let count = 0;
     for (let index = 0; index < ctx.slots.length && ctx.done < ctx.slots.length; index++) {
       if (ctx.slots[index]!.phase === 'done') continue;
-      this.#release(index, true);
+      this.#release(index, true, true);
       this.#record(index, endedResult(ctx.tasks[index]!, index, this.#runIdOf(index), 'cancelled', reason, null, ctx.slots[index]!.attempt));
       count += 1;
     }
@@ -302,6 +355,10 @@ export class JoinSteps {
   /** Tells the parent it waits, once every specialist still out waits for a person. */
   askParent(): void {
     const ctx = this.#ctx;
+    if (ctx.remote) {
+      this.#park();
+      return;
+    }
     if (ctx.running > 0 || ctx.waiting === 0 || ctx.asked !== null || ctx.failure !== null) return;
     const index = ctx.slots.findIndex((s) => s.phase === 'waiting');
     const ref = this.#snapshot.live.refs[index];
@@ -318,6 +375,30 @@ export class JoinSteps {
         reason: `${label} (${path}) waits at ${waiting.nodeId}: ${waiting.reason}`,
         specialist: { index, kind: task.kind, runId: this.#runIdOf(index), path, nodeId: waiting.nodeId },
       },
+    };
+    this.#scope.self._parent!.send(event);
+  }
+
+  /**
+   * Tells the parent it waits for its specialists on the queue, once every task still out runs
+   * there and has not ended: the run is then stored waiting and continued (by a worker) when they
+   * have. `wakeAt` is the first attempt deadline, when the run must look again even if they have not.
+   */
+  #park(): void {
+    const ctx = this.#ctx;
+    if (ctx.parked || ctx.failure !== null || ctx.running === 0 || ctx.queued < ctx.running) return;
+    ctx.parked = true;
+    const runs: QueuedSpecialist[] = [];
+    let wakeAt: number | null = null;
+    ctx.slots.forEach((slot, index) => {
+      if (slot.phase === 'done') return;
+      runs.push({ index, kind: ctx.tasks[index]!.kind, runId: this.#runIdOf(index) });
+      if (slot.deadline !== null) wakeAt = Math.min(wakeAt ?? slot.deadline, slot.deadline);
+    });
+    const labels = runs.map((r) => taskLabel(r.kind, r.index)).join(', ');
+    const event: CoordinatorWaitingEvent = {
+      type: 'coordinator.waiting',
+      waiting: { nodeId: ctx.nodeId, reason: `waits for ${runs.length} specialist run${runs.length === 1 ? '' : 's'} on the queue: ${labels}`, queued: { runs, wakeAt } },
     };
     this.#scope.self._parent!.send(event);
   }

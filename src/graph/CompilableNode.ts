@@ -1,6 +1,7 @@
 import type { AnyActorLogic } from 'xstate';
 import type { AgentNode } from './AgentNode.js';
 import type { CompiledNode } from './GraphSpec.js';
+import type { RunnableGraph } from './RunnableGraph.js';
 
 /** The key under which a node that compiles itself provides its compiler. */
 export const COMPILE_NODE = Symbol.for('switchboard.compileNode');
@@ -63,6 +64,11 @@ export interface CompilableNode extends AgentNode {
    * waits at this node (`nodeId`). Lets a resume find the human node a reply is for.
    */
   waitingChild?(snapshot: unknown, nodeId: string): { machine: object; snapshot: unknown } | null;
+  /**
+   * The child graphs themselves (a coordinator's specialists): a worker of the run queue registers
+   * them, so it can advance their runs when they run as child jobs.
+   */
+  childGraphs?(): readonly RunnableGraph[];
 }
 
 /** True for nodes that compile themselves. */

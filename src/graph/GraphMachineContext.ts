@@ -75,6 +75,21 @@ export interface WaitingInfo {
   specialist?: WaitingSpecialist;
   /** Set when the run paused at a breakpoint (it goes on when resumed without a reply). */
   breakpoint?: 'before' | 'after';
+  /**
+   * Set when a coordinator's run waits for its specialists running on the run queue (child jobs):
+   * which runs, and when the first attempt deadline falls (null: none). It goes on without a reply
+   * once they have ended, or at `wakeAt`.
+   */
+  queued?: { runs: QueuedSpecialist[]; wakeAt: number | null };
+}
+
+/** A specialist run on the queue a coordinator's run waits for. */
+export interface QueuedSpecialist {
+  /** The task's 0-based index in the dispatch. */
+  index: number;
+  kind: string;
+  /** The specialist run's id (`<parent run>:<dispatch step>:<task number>`). */
+  runId: string;
 }
 
 /** The specialist a coordinator's run waits for. */

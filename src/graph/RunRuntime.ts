@@ -17,6 +17,7 @@ import type { NodeEmit } from './AgentNode.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';
 import type { StepRunner } from '../steps/StepRunner.js';
 import type { WaitingInfo } from './GraphMachineContext.js';
+import type { SpecialistRuns } from './SpecialistRuns.js';
 
 /** Distributes an event type over a union, so each member loses its envelope separately. */
 type WithoutEnvelope<T> = T extends unknown ? Omit<T, keyof EventEnvelope> & { nodeId?: string } : never;
@@ -74,6 +75,11 @@ export class RunRuntime {
   pause: ((waiting: WaitingInfo) => void) | null = null;
   /** The step a resumed leg continues at a breakpoint: it does not pause there again. */
   releasedStep: number | null = null;
+  /**
+   * Where a coordinator's specialists run when not in this process (a worker of the run queue sets
+   * it): each task is then a stored run of its own. Specialists' own runtimes never inherit it.
+   */
+  specialistRuns: SpecialistRuns | null = null;
   /** Set when the run is a fork of another (its `run.started` event names the parent and the step). */
   forkOf: ForkLink | null = null;
 

@@ -114,8 +114,11 @@ export interface RunWaitingEvent extends EventEnvelope {
 export interface RunResumedEvent extends EventEnvelope {
   type: 'run.resumed';
   graph: string;
-  /** `reply` for a human reply, `recover` after a crash, `breakpoint` to go on from a breakpoint. */
-  cause: 'reply' | 'recover' | 'breakpoint';
+  /**
+   * `reply` for a human reply, `recover` after a crash, `breakpoint` to go on from a breakpoint,
+   * `specialists` when a coordinator's specialists on the run queue have ended (or one's deadline came).
+   */
+  cause: 'reply' | 'recover' | 'breakpoint' | 'specialists';
   /** The node the run continues at (the human node, or the node that was in flight). */
   atNodeId: string | null;
 }

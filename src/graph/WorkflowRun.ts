@@ -1,6 +1,6 @@
 import type { AgentResult } from './AgentNode.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
-import type { WaitingSpecialist } from './GraphMachineContext.js';
+import type { QueuedSpecialist, WaitingSpecialist } from './GraphMachineContext.js';
 import type { BudgetExceeded } from '../budget/Budget.js';
 
 /**
@@ -50,7 +50,14 @@ export interface WorkflowRun {
    * coordinator node and `specialist`: which one, where and at which node) and the reason. Resume it with `resumeRun`: with
    * the run's store, or without one for a run started without a store (held in this process).
    */
-  waiting?: { nodeId: string; reason: string; specialist?: WaitingSpecialist; breakpoint?: 'before' | 'after' };
+  waiting?: {
+    nodeId: string;
+    reason: string;
+    specialist?: WaitingSpecialist;
+    breakpoint?: 'before' | 'after';
+    /** Set when the run waits for its specialists on the run queue (a worker continues it once they ended). */
+    queued?: { runs: QueuedSpecialist[]; wakeAt: number | null };
+  };
   /**
    * Set when a budget was spent: which one, its limit and what was spent. The status is then
    * `budget-exceeded` (`result` and `outputText` are the last completed node's), unless the graph

@@ -94,9 +94,10 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
   }
   if (output.waiting !== null) {
-    const { nodeId, reason, specialist, breakpoint } = output.waiting;
+    const { nodeId, reason, specialist, breakpoint, queued } = output.waiting;
     run.waiting = specialist === undefined ? { nodeId, reason } : { nodeId, reason, specialist };
     if (breakpoint !== undefined) run.waiting.breakpoint = breakpoint;
+    if (queued !== undefined) run.waiting.queued = queued;
   }
   if (output.budget !== null) {
     const { tokens, costUsd, elapsedMs, models, exceeded, nestedSteps } = output.budget;

@@ -12,6 +12,7 @@ import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConn
 import { QueueError } from './QueueError.js';
 import { RUN_JOB, deadlineJobIdFor, jobIdFor, type RunJobData } from './runJob.js';
 import { keepReply, pendingReply, waitStep } from './pendingReply.js';
+import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 
 /** Options for {@link RunQueue}. */
 export interface RunQueueOptions {
@@ -199,12 +200,7 @@ export class RunQueue {
     const candidates: RunRecord[] = [];
     for (const status of ['queued', 'interrupted', 'running', 'waiting'] as const) candidates.push(...(await this.store.listRuns({ status, limit })));
     for (const record of candidates) {
-      const needsJob =
-        record.status === 'queued' ||
-        record.status === 'interrupted' ||
-        (record.status === 'running' && isOrphaned(record, now)) ||
-        (record.status === 'waiting' && (await pendingReply(this.store, record)) !== undefined);
-      if (needsJob) {
+      if (await this.needsJob(record, now)) {
         await this.enqueue(record);
         enqueued.push(record.runId);
       } else if (record.status === 'waiting' && (await this.armDeadline(record)) !== null) {
@@ -212,6 +208,52 @@ export class RunQueue {
       }
     }
     return { enqueued, deadlines };
+  }
+
+  /**
+   * True when a run has work a worker could do now: queued, interrupted, running without a live
+   * owner, waiting with a reply kept, or waiting for its specialists on the queue when all of them
+   * have ended (their worker, or the sweep, continues the coordinator's run).
+   */
+  async needsJob(record: RunRecord, now = Date.now()): Promise<boolean> {
+    if (record.status === 'queued' || record.status === 'interrupted') return true;
+    if (record.status === 'running') return isOrphaned(record, now);
+    if (record.status !== 'waiting') return false;
+    const queued = (record.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.queued;
+    if (queued === undefined) return (await pendingReply(this.store, record)) !== undefined;
+    if (queued.wakeAt !== null && queued.wakeAt <= now) return true;
+    for (const child of queued.runs) {
+      const run = await this.store.getRun(child.runId);
+      if (run !== null && !FINISHED_STATUSES.has(run.status)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Adds the job of a coordinator's specialist run as a child of the coordinator run's job (a
+   * BullMQ flow: the parent job goes on once its children completed). The job is named by the
+   * specialist run's id. `linked-elsewhere`: the job exists and waits under another job of the same
+   * coordinator run, which goes on when it ends.
+   */
+  async addSpecialistJob(runId: string, parent: { id: string; queue: string }): Promise<'added' | 'linked-elsewhere'> {
+    try {
+      await (await this.#bull()).add(
+        RUN_JOB,
+        { runId },
+        // A child whose job fails for good still lets the parent go on: the parent's join sees the run unfinished and adds it again.
+        { jobId: runId, parent, removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 }, ignoreDependencyOnFailure: true },
+      );
+      return 'added';
+    } catch (cause) {
+      // BullMQ's ParentJobCannotBeReplaced (-7): the job is a child of another job that still exists.
+      if ((cause as { code?: unknown }).code === -7 || /cannot be replaced/i.test((cause as Error).message)) return 'linked-elsewhere';
+      throw new QueueError(`cannot add the job of specialist run ${runId} to Redis at ${this.redisUrl}: ${(cause as Error).message}`, { code: 'queue_unavailable', cause });
+    }
+  }
+
+  /** A job that continues `runId` at `at` (epoch ms): a coordinator's run looks at its specialists again when an attempt's time is up. */
+  async wakeAt(runId: string, at: number): Promise<void> {
+    await (await this.#bull()).add(RUN_JOB, { runId }, { jobId: `${runId}:wake:${at}`, delay: Math.max(0, at - Date.now()), removeOnComplete: true, removeOnFail: true });
   }
 
   /** Closes the connection to Redis (the store is the caller's to close). */

@@ -8,6 +8,11 @@ import { QueueError } from './QueueError.js';
 import { redisConnection, type RedisConnection } from './redisConnection.js';
 import { RunQueue, queueNameOf } from './RunQueue.js';
 import type { RunJobData } from './runJob.js';
+import { FINISHED_STATUSES } from '../persistence/RunStore.js';
+import type { QueuedSpecialist } from '../graph/GraphMachineContext.js';
+import type { SpecialistRuns } from '../graph/SpecialistRuns.js';
+import { withSpecialistGraphs } from './specialistGraphs.js';
+import { storedSpecialistRuns } from './storedSpecialistRuns.js';
 
 /** Options for {@link RunWorker}. */
 export interface RunWorkerOptions {
@@ -38,6 +43,12 @@ export interface RunWorkerOptions {
   onError?: (error: Error) => void;
   /** For tests of lock loss only: never renew the BullMQ lock, so another worker's stalled check takes the job. */
   renewLocks?: boolean;
+  /**
+   * Run a coordinator's specialists as child jobs (default true): each task becomes a stored run
+   * of its own that any worker advances, and the coordinator's run waits (stored, its lease let go)
+   * until they have ended. False: they run inside the coordinator run's job, as in process.
+   */
+  specialistJobs?: boolean;
 }
 
 /**
@@ -64,6 +75,8 @@ export class RunWorker {
   #delayed: (new () => Error) | null = null;
   /** The runs whose jobs this worker is processing now. */
   readonly #active = new Set<string>();
+  #waitingChildren: (new () => Error) | null = null;
+  readonly #specialists: SpecialistRuns | null;
 
   constructor(options: RunWorkerOptions) {
     const concurrency = options.concurrency ?? 1;
@@ -80,7 +93,9 @@ export class RunWorker {
     this.owner = options.owner ?? newOwnerId();
     this.#connection = redisConnection(options.redisUrl, 'RunWorker');
     this.#name = queueNameOf(options.queueName);
-    this.#graphs = new Map(options.graphs.map((g) => [toRunnableGraph(g).name, toRunnableGraph(g)]));
+    // A coordinator's specialists run as jobs of their own: the worker advances their graphs too.
+    this.#graphs = withSpecialistGraphs(options.graphs.map(toRunnableGraph));
+    this.#specialists = options.specialistJobs === false ? null : storedSpecialistRuns(options.store);
     this.#queue = new RunQueue({ store: options.store, graphs: options.graphs, redisUrl: this.#connection.url, queueName: this.#name });
   }
 
@@ -88,8 +103,9 @@ export class RunWorker {
   async start(): Promise<void> {
     if (this.#worker !== null) return;
     const lockMs = this.#options.lockMs ?? 30_000;
-    const { Worker, DelayedError } = await import('bullmq');
+    const { Worker, DelayedError, WaitingChildrenError } = await import('bullmq');
     this.#delayed = DelayedError;
+    this.#waitingChildren = WaitingChildrenError;
     const worker = new Worker<RunJobData>(this.#name, (job, token) => this.#process(job, token), {
       connection: this.#connection,
       concurrency: this.#options.concurrency ?? 1,
@@ -178,33 +194,88 @@ export class RunWorker {
         throw new this.#delayed!();
       }
     }
-    const outcome = await advanceRun(runId, {
-      store: this.#options.store,
-      graphs: this.#graphs,
-      owner: this.owner,
-      leaseMs: this.#options.leaseMs ?? DEFAULT_LEASE_MS,
-    });
-    if ((outcome.outcome === 'advanced' && outcome.run.status === 'waiting') || (outcome.outcome === 'nothing' && job.data.deadline === undefined)) {
-      // A wait with a deadline times out by a delayed job, whichever worker is alive then (also
-      // armed when a retried job finds the run already waiting: the first try may have died here).
-      const record = await this.#options.store.getRun(runId);
-      if (record !== null) await this.#queue.armDeadline(record);
+    // A coordinator run whose specialists all ended before its job could wait for them goes on at once (a few times at most).
+    for (let round = 0; ; round++) {
+      const outcome = await advanceRun(runId, {
+        store: this.#options.store,
+        graphs: this.#graphs,
+        owner: this.owner,
+        leaseMs: this.#options.leaseMs ?? DEFAULT_LEASE_MS,
+        ...(this.#specialists === null ? {} : { specialistRuns: this.#specialists }),
+      });
+      if ((outcome.outcome === 'advanced' && outcome.run.status === 'waiting') || (outcome.outcome === 'nothing' && job.data.deadline === undefined)) {
+        // A wait with a deadline times out by a delayed job, whichever worker is alive then (also
+        // armed when a retried job finds the run already waiting: the first try may have died here).
+        const record = await this.#options.store.getRun(runId);
+        if (record !== null) await this.#queue.armDeadline(record);
+      }
+      try {
+        this.#options.onOutcome?.(outcome);
+      } catch {
+        // A logger's failure must not fail the job.
+      }
+      if (outcome.outcome === 'held') {
+        // A living owner runs it: look again once its lease would have run out.
+        await job.moveToDelayed(Math.max(Date.now() + 100, outcome.until + 100), token);
+        throw new this.#delayed!();
+      }
+      const queued = outcome.outcome === 'advanced' ? outcome.run.waiting?.queued : undefined;
+      if (queued !== undefined) {
+        const parked = await this.#park(job, token, runId, queued);
+        if (parked === 'waiting-children') throw new this.#waitingChildren!();
+        if (parked === 'go-on' && round < 5) continue;
+        return 'waiting';
+      }
+      if (outcome.outcome === 'advanced' && job.parent === undefined) await this.#wakeParent(runId);
+      return outcome.outcome === 'advanced' ? outcome.run.status : 'nothing';
     }
-    try {
-      this.#options.onOutcome?.(outcome);
-    } catch {
-      // A logger's failure must not fail the job.
+  }
+
+  /**
+   * The run waits for its specialists on the queue: their jobs are added as children of this job
+   * (each named by its run, so adding it again is harmless), and this job waits for them (BullMQ's
+   * waiting-children state: no lock, no worker held). When they have all completed, BullMQ gives
+   * this job back to a worker and the run goes on. A specialist run that needs no job (it ended, or
+   * waits for a person) gets none; `go-on`: every specialist has ended already.
+   */
+  async #park(job: Job<RunJobData>, token: string | undefined, runId: string, queued: { runs: QueuedSpecialist[]; wakeAt: number | null }): Promise<'waiting-children' | 'go-on' | 'stop'> {
+    const store = this.#options.store;
+    const parent = { id: job.id!, queue: job.queueQualifiedName };
+    let open = 0;
+    for (const child of queued.runs) {
+      const record = await store.getRun(child.runId);
+      if (record === null || FINISHED_STATUSES.has(record.status)) continue;
+      open += 1;
+      if (await this.#queue.needsJob(record)) await this.#queue.addSpecialistJob(child.runId, parent);
     }
-    if (outcome.outcome === 'held') {
-      // A living owner runs it: look again once its lease would have run out.
-      await job.moveToDelayed(Math.max(Date.now() + 100, outcome.until + 100), token);
-      throw new this.#delayed!();
+    if (open === 0) return 'go-on';
+    // An attempt's deadline: the run looks at its specialists again then, ended or not.
+    if (queued.wakeAt !== null) await this.#queue.wakeAt(runId, queued.wakeAt);
+    if (await job.moveToWaitingChildren(token!)) return 'waiting-children';
+    // No child job left pending under this job: they completed meanwhile, wait under another job of this run, or wait for a person.
+    for (const child of queued.runs) {
+      const record = await store.getRun(child.runId);
+      if (record !== null && !FINISHED_STATUSES.has(record.status)) return 'stop';
     }
-    return outcome.outcome === 'advanced' ? outcome.run.status : 'nothing';
+    return 'go-on';
+  }
+
+  /**
+   * A specialist run advanced by a job that is no child of its coordinator's (a reply given to
+   * it, a recovery by the sweep): once every specialist of the coordinator run's wait has ended,
+   * the coordinator run gets a job.
+   */
+  async #wakeParent(runId: string): Promise<void> {
+    const parts = runId.split(':');
+    if (parts.length !== 3) return;
+    const parent = await this.#options.store.getRun(parts[0]!);
+    if (parent === null || parent.status !== 'waiting' || !(await this.#queue.needsJob(parent))) return;
+    await this.#queue.enqueue(parent);
   }
 
   #report(error: Error): void {
     if (this.#delayed !== null && error instanceof this.#delayed) return;
+    if (this.#waitingChildren !== null && error instanceof this.#waitingChildren) return;
     try {
       this.#options.onError?.(error);
     } catch {

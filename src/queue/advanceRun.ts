@@ -5,7 +5,7 @@ import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
-import { resumeRun } from '../graph/durable/resumeRun.js';
+import { resumeRun, waitsForSpecialists } from '../graph/durable/resumeRun.js';
 import { pendingReply } from './pendingReply.js';
 
 /** What a worker did with one run job. */
@@ -49,6 +49,10 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
     }
     const { graphs: _graphs, now: _now, ...resume } = options;
     try {
+      if (record.status === 'waiting' && waitsForSpecialists(record)) {
+        // Its coordinator's specialists on the queue ended (or a deadline came): the join looks again.
+        return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, undefined, resume) };
+      }
       if (record.status === 'waiting') {
         const reply = await pendingReply(store, record);
         if (reply === undefined) return { runId, outcome: 'nothing', reason: 'the run waits for a reply' };

@@ -1,6 +1,7 @@
 import type { RunStore } from '../../persistence/RunStore.js';
 import type { Clock, InspectObserver, RunOptions } from '../RunOptions.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
+import type { SpecialistRuns } from '../SpecialistRuns.js';
 
 /** Options that make a run durable: where it is stored and how its lease works. */
 export interface DurableOptions {
@@ -27,6 +28,11 @@ export interface ResumeOptions extends DurableOptions {
   streaming?: boolean;
   /** How the resumed leg's steps execute (see `RunOptions.stepRunner`). */
   stepRunner?: RunOptions['stepRunner'];
+  /**
+   * Where a coordinator's specialists run (a `RunWorker` passes the run queue's): each task becomes
+   * a stored run of its own and the run waits until they have ended. Left out: in this process.
+   */
+  specialistRuns?: SpecialistRuns;
 }
 
 /** The default lease length. */

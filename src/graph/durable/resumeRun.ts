@@ -49,12 +49,23 @@ export async function loadRun(store: RunStore, machine: GraphMachine, runId: str
   return record;
 }
 
+/** True when a stored run waits for its coordinator's specialists on the run queue (it goes on without a reply). */
+export function waitsForSpecialists(record: Pick<RunRecord, 'snapshot'>): boolean {
+  return (record.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.queued !== undefined;
+}
+
 /**
  * The reply as an event, checked against the human node the stored run waits at (through any
  * coordinator whose specialist waits): text, or JSON matching the node's `reply` schema.
  */
 export function toReplyEvent(runId: string, event: ResumeEvent, machine: GraphMachine, record: RunRecord): HumanReplyEvent {
   const reply = (event as { reply?: unknown } | null)?.reply;
+  if (record.status === 'waiting' && waitsForSpecialists(record)) {
+    throw new RunStateError(`run ${runId} waits for its specialists on the run queue, not for a reply; a worker continues it once they have ended`, {
+      code: 'run_not_waiting',
+      runId,
+    });
+  }
   const refuse = (problem: string) => new RunStateError(`resume(${runId}): ${problem}`, { code: 'invalid_reply', runId });
   if (reply === undefined) throw refuse('give the reply as { reply }: text, or JSON for a human node declared with a reply schema');
   try {
@@ -113,6 +124,8 @@ export async function resumeRun(
   const record = await loadRun(store, machine, runId);
   // A run paused at a breakpoint goes on as it is: a reply, if any, is not for anyone.
   const breakpoint = record.status === 'waiting' && (record.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.breakpoint !== undefined;
+  // A run waiting for its specialists on the queue goes on without a reply (a reply is refused).
+  const specialists = record.status === 'waiting' && waitsForSpecialists(record);
   const reply = event === undefined || breakpoint ? undefined : toReplyEvent(runId, event, machine, record);
   if (FINISHED_STATUSES.has(record.status)) {
     throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
@@ -120,7 +133,7 @@ export async function resumeRun(
   if (reply !== undefined && record.status !== 'waiting') {
     throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
   }
-  if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued' && !breakpoint) {
+  if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued' && !breakpoint && !specialists) {
     const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
     throw new RunStateError(`run ${runId} is ${record.status}; only interrupted (or queued) runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
   }
@@ -154,11 +167,15 @@ export async function resumeRun(
     seq: lastSeq,
   });
   runtime.stepRunner = options.stepRunner ?? null;
+  runtime.specialistRuns = options.specialistRuns ?? null;
   let snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
   if (breakpoint) {
     // The node about to run when the run paused is in flight in the snapshot: restored, it runs, without pausing again.
     runtime.releasedStep = snapshot.context.steps;
     snapshot = { ...snapshot, context: { ...snapshot.context, waiting: null } };
+  } else if (specialists) {
+    // The dispatch goes on: its join, restored, looks at its specialist runs again and waits anew if any is still out.
+    snapshot = { ...snapshot, context: { ...snapshot.context, status: 'running', waiting: null } };
   }
   runtime.trace = snapshot.context.trace;
   const atNodeId = snapshot.context.waiting?.nodeId ?? snapshot.context.inFlight;
@@ -166,7 +183,7 @@ export async function resumeRun(
   if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspect }));
-  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: breakpoint ? ('breakpoint' as const) : reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
+  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: breakpoint ? ('breakpoint' as const) : specialists ? ('specialists' as const) : reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
   if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
     ...(firstLeg ? {} : { resumed }),
