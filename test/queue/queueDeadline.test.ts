@@ -107,6 +107,8 @@ describe.skipIf(REDIS_MISSING !== null)(`wait deadlines as delayed jobs (real Re
     expect(resumed).toHaveLength(1);
     // On schedule: not before the deadline.
     expect(new Date(resumed[0]!.at).getTime()).toBeGreaterThanOrEqual(deadline);
+    // The worker prints its outcome after the store says the run ended: give its output a moment to arrive.
+    for (let i = 0; i < 100 && !second.lines.some((l) => l.startsWith(`run ${runId}: completed`)); i++) await new Promise((r) => setTimeout(r, 100));
     expect(second.lines.some((l) => l.startsWith(`run ${runId}: completed`))).toBe(true);
     second.signal('SIGTERM');
     expect((await second.exited).code).toBe(0);

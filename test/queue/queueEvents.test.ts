@@ -53,6 +53,8 @@ describe.skipIf(REDIS_MISSING !== null)(`workbench events of runs on worker proc
     expect(stored.length).toBeGreaterThan(10);
     expect(seqs(all)).toEqual(stored);
     expect([...seqs(head), ...seqs(tail)]).toEqual(stored);
+    // The worker prints its outcome after the store says the run ended: give its output a moment to arrive.
+    for (let i = 0; i < 100 && !worker.lines.some((l) => l.startsWith(`run ${runId}: completed`)); i++) await new Promise((r) => setTimeout(r, 100));
     expect(worker.lines.some((l) => l.startsWith(`run ${runId}: completed`))).toBe(true);
   });
 });
