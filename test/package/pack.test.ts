@@ -145,6 +145,9 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     // The offline model and the SQLite store: no OpenAI SDK, no PostgreSQL driver, no OpenTelemetry.
     const packages = (urls: string[]) => [...new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((name) => name !== undefined))];
     expect(packages(runLoads).filter((name) => /^(openai|pg|pg-.*|@opentelemetry\/.*)$/.test(name))).toEqual([]);
+    // Offline `run` never touches the distributed mode's queue: no BullMQ, no Redis client.
+    expect(packages(runLoads).filter((name) => /^(bullmq|ioredis|@ioredis\/.*)$/.test(name))).toEqual([]);
+    expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/queue\/(?!queueFromEnv\.js$|QueueError\.js$)/.test(u))).toEqual([]);
     expect(packages(runLoads)).toEqual(expect.arrayContaining(['xstate', 'zod', 'better-sqlite3', 'commander']));
     expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);
     // The graphs import the engine entry, not the whole package: no workbench server (hono and its
