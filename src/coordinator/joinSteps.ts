@@ -2,6 +2,7 @@ import { createActor, type ActorScope, type AnyActorLogic, type AnyActorRef } fr
 import type { GraphMachineContext, GraphMachineOutput, QueuedSpecialist, WaitingInfo } from '../graph/GraphMachineContext.js';
 import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
 import { directMachine, specOf } from '../graph/compileMachine.js';
+import { withDirectNode } from '../graph/durable/persistedSnapshot.js';
 import { newSpanId } from '../trace/TraceContext.js';
 import { describeThrown, serializeError, type SerializedError } from '../errors/SwitchboardError.js';
 import type { FailurePolicy } from './FailurePolicy.js';
@@ -107,7 +108,8 @@ export class JoinSteps {
               trace: { traceId: ctx.trace.traceId, spanId: newSpanId(), parentSpanId: ctx.trace.parentSpanId, path: `${ctx.trace.path}/${label}` },
             },
           })
-        : createActor(logic, { id, parent: this.#scope.self, snapshot: persisted.snapshot as never });
+        : // A specialist persisted by a direct machine has no child entry for its node in flight: put it back so restoring runs the node again.
+          createActor(logic, { id, parent: this.#scope.self, snapshot: withDirectNode(machine, persisted.snapshot) as never });
     live.refs[index] = ref;
     live.ids.set(id, index);
     return ref;

@@ -68,6 +68,29 @@ describe.each([
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
+  it('recovers a run killed after its dispatch was stored with specialists in flight (each restored specialist runs its node again)', async () => {
+    const target = current();
+    const runId = `dispatch-later-${label.toLowerCase()}-${Date.now()}`;
+    const killed = await runChild(['start', 'dispatch-with-human', 'SO5, SO6', runId], { ...target.env, KILL_AT: 'look:later' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    // The case this covers: the stored dispatch holds the orders specialist with its node in flight.
+    const stored = (await target.store.getRun(runId))!.snapshot as { children: Record<string, { snapshot: { children: Record<string, { snapshot: { context: { inFlight: string | null } } }> } }> };
+    const inFlight = Object.values(stored.children.dispatch!.snapshot.children).map((c) => c.snapshot.context.inFlight);
+    expect(inFlight).toContain('look');
+    const recovered = await runChild(['recover'], target.env);
+    expect(recovered.code, recovered.stderr).toBe(0);
+    expect((recovered.output as Array<{ runId: string }>).find((o) => o.runId === runId), recovered.stderr).toMatchObject({
+      outcome: 'recovered',
+      status: 'waiting',
+      waiting: { specialist: { kind: 'refund', nodeId: 'approve' } },
+    });
+    const resumed = await runChild(['resume', runId, 'approved after a later crash'], target.env);
+    expect(resumed.output, resumed.stderr).toMatchObject({
+      status: 'completed',
+      outputText: 'orders: status of SO5 is shipped | refund: refund SO6: approved after a later crash | policy: returns within 30 days',
+    });
+  });
+
   it('refuses, before anything changes, a reply the waiting specialist would not take', async () => {
     const { store } = current();
     const graph = dispatchGraph();
