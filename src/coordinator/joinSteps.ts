@@ -1,7 +1,7 @@
 import { createActor, type ActorScope, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import type { GraphMachineContext, GraphMachineOutput, QueuedSpecialist, WaitingInfo } from '../graph/GraphMachineContext.js';
 import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
-import { directMachine, specOf } from '../graph/compileMachine.js';
+import { directMachine, specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { withDirectNode } from '../graph/durable/persistedSnapshot.js';
 import { newSpanId } from '../trace/TraceContext.js';
 import { describeThrown, serializeError, type SerializedError } from '../errors/SwitchboardError.js';
@@ -109,7 +109,7 @@ export class JoinSteps {
             },
           })
         : // A specialist persisted by a direct machine has no child entry for its node in flight: put it back so restoring runs the node again.
-          createActor(logic, { id, parent: this.#scope.self, snapshot: withDirectNode(machine, persisted.snapshot) as never });
+          createActor(logic, { id, parent: this.#scope.self, snapshot: withDirectNode(machine as GraphMachine, persisted.snapshot) as never });
     live.refs[index] = ref;
     live.ids.set(id, index);
     return ref;
