@@ -1,7 +1,8 @@
 // The reply form of a human node declared with a reply schema (`humanNode({ reply: schema })`): its
 // fields are built from the node's JSON Schema in the machine definition (a checkbox for a boolean,
 // a list for an enum, a number box for a number, a text box for a string, JSON for anything else),
-// and the reply is sent as the JSON value they make. A node without a schema keeps the text box.
+// and the reply is sent as the JSON value they make. A node without a schema, or whose schema also
+// takes plain text, keeps the text box.
 
 function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
@@ -44,6 +45,12 @@ function parseJson(text, name) {
   }
 }
 
+/** True for a union with a plain-text branch: the text box can say everything it takes. */
+function takesText(schema) {
+  const branches = schema.anyOf ?? schema.oneOf;
+  return Array.isArray(branches) && branches.some((b) => b.type === 'string' && b.enum === undefined);
+}
+
 /**
  * The schema fields inside the reply form: `show(schema, key)` builds them for a waiting node (once
  * per `key`; `undefined` removes them and brings the text box back); `reply()` is the value to send,
@@ -54,7 +61,8 @@ export function createReplyForm({ fields, text }) {
   let readers = null;
   return {
     show(schema, key) {
-      if (!schema) {
+      // A schema that also takes plain text (a gate's "PASS" or "FAIL: why") keeps the text box.
+      if (!schema || takesText(schema)) {
         shownKey = null;
         readers = null;
         fields.replaceChildren();
