@@ -1,4 +1,4 @@
-import { compiledOf } from './workflowMachine.js';
+import { compiledOf } from './compiledOf.js';
 
 /**
  * True when `nodeId` is a typed workflow's gate in `machine`. A gate answers one of its routes every

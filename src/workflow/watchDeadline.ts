@@ -10,7 +10,7 @@ import { deadlineKey } from './personRouter.js';
 import type { HeldChild } from './runSubWorkflow.js';
 import { forkKey, heldChildKey } from './workflowKeys.js';
 import { firstWaitingItem, stepOfItem, type FanOutHeld } from './runFanOut.js';
-import { compiledOf } from './workflowMachine.js';
+import { compiledOf } from './compiledOf.js';
 
 /** What a timed-out wait is resumed with: the store it is kept in (none: held in this process) and the listeners of the leg that armed it. */
 export type DeadlineOptions = Pick<ResumeOptions, 'owner' | 'leaseMs' | 'onEvent' | 'recorders' | 'session' | 'streaming'> & { store?: RunStore };

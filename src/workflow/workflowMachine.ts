@@ -1,3 +1,4 @@
+import { registerCompiled } from './compiledOf.js';
 import { randomUUID } from 'node:crypto';
 import type { GraphNode, StateRouter } from '../graph/AgentNode.js';
 import { buildGraphSpec, type GraphDefinition } from '../graph/buildGraphSpec.js';
@@ -233,13 +234,6 @@ export function workflowMachine(compiled: CompiledWorkflow): GraphMachine {
   }
   const spec = { ...buildGraphSpec(def), io: machineIo(compiled) };
   const machine = compileMachine(spec);
-  compiledWorkflows.set(machine, compiled);
+  registerCompiled(machine, compiled);
   return machine;
-}
-
-const compiledWorkflows = new WeakMap<object, CompiledWorkflow>();
-
-/** The compiled workflow a machine was built from (undefined for a machine no workflow built). */
-export function compiledOf(machine: object): CompiledWorkflow | undefined {
-  return compiledWorkflows.get(machine);
 }

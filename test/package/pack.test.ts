@@ -152,9 +152,9 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);
     // The graphs import the engine entry, not the whole package: no workbench server (hono and its
     // node adapter, the server modules but the graphs module's Scenario shape), no typed Workflow
-    // builder (its key constants, which the drawings read, aside), no transition analytics.
+    // builder (its key constants and which machine is a workflow, which the drawings read, aside), no transition analytics.
     expect(packages(runLoads).filter((name) => /^(hono|@hono\/.*)$/.test(name))).toEqual([]);
-    expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/(server\/(?!Scenario\.js$)|workflow\/(?!workflowKeys\.js$)|analytics\/|index\.js$)/.test(u))).toEqual([]);
+    expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/(server\/(?!Scenario\.js$)|workflow\/(?!(?:workflowKeys|isGateNode|compiledOf)\.js$)|analytics\/|index\.js$)/.test(u))).toEqual([]);
     expect(runLoads.filter((u) => /^node:(http|http2|net)$/.test(u))).toEqual([]);
     // Each specialist's node modules load when its node first runs: a greeting loads only the
     // graphs' shapes, routers and shared state helpers (no retrieval, order tools, report client or vision).
