@@ -147,6 +147,8 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     expect(packages(runLoads).filter((name) => /^(openai|pg|pg-.*|@opentelemetry\/.*)$/.test(name))).toEqual([]);
     // Offline `run` never touches the distributed mode's queue: no BullMQ, no Redis client.
     expect(packages(runLoads).filter((name) => /^(bullmq|ioredis|@ioredis\/.*)$/.test(name))).toEqual([]);
+    // A greeting has only known words: the spelling index (MiniSearch) is built, and loaded, on the first fuzzy lookup.
+    expect(packages(runLoads)).not.toContain('minisearch');
     expect(runLoads.filter((u) => /\/switchboard\/dist\/src\/queue\/(?!queueFromEnv\.js$|QueueError\.js$)/.test(u))).toEqual([]);
     expect(packages(runLoads)).toEqual(expect.arrayContaining(['xstate', 'zod', 'better-sqlite3', 'commander']));
     expect(runLoads.some((u) => u.includes('/node_modules/switchboard/dist/machines/index.js'))).toBe(true);

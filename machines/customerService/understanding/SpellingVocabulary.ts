@@ -1,4 +1,13 @@
-import MiniSearch from 'minisearch';
+import { createRequire } from 'node:module';
+import type MiniSearch from 'minisearch';
+
+/**
+ * MiniSearch, loaded on the first fuzzy lookup: most messages (a greeting) have only known words,
+ * so a CLI run need not load and compile it. `correct` is synchronous, hence require (the package
+ * ships CommonJS beside its ES modules).
+ */
+let miniSearch: typeof MiniSearch | null = null;
+const loadMiniSearch = (): typeof MiniSearch => (miniSearch ??= createRequire(import.meta.url)('minisearch') as typeof MiniSearch);
 
 /**
  * The words the classifier knows (from its training messages and the knowledge base), with a
@@ -32,7 +41,7 @@ export class SpellingVocabulary {
   }
 
   static #indexOf(counts: Map<string, number>): MiniSearch<{ id: number; word: string }> {
-    const index = new MiniSearch<{ id: number; word: string }>({ fields: ['word'], storeFields: ['word'], tokenize: (s) => [s], processTerm: (t) => t });
+    const index = new (loadMiniSearch())<{ id: number; word: string }>({ fields: ['word'], storeFields: ['word'], tokenize: (s) => [s], processTerm: (t) => t });
     index.addAll([...counts.keys()].map((word, id) => ({ id, word })));
     return index;
   }
