@@ -11,7 +11,7 @@ import { writeResultsSection } from './resultsSection.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url);
-if (!existsSync(dist('src/cli/main.js'))) {
+if (!existsSync(dist('bundle/cli.js'))) {
   process.stderr.write('dist/ is missing: run `npm run build` first (or `npm run bench:startup`)\n');
   process.exit(2);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `switchboard` command. It runs the compiled CLI in dist/ (built by `npm run build`, which
+// The `switchboard` command. It runs the compiled CLI in dist/bundle/ (built by `npm run build`, which
 // `npm ci`, `npm install` and `npm pack` run through `prepare`). Under the "switchboard-source"
 // export condition (`node --conditions=switchboard-source bin/switchboard.js …`, as the tests and
 // the npm scripts run it) it runs the TypeScript sources through tsx instead, so no build is needed.
@@ -20,7 +20,7 @@ if (import.meta.resolve('switchboard').endsWith('.ts')) {
   register();
   ({ main } = await import('../src/cli/main.ts'));
 } else {
-  const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+  const compiled = new URL('../dist/bundle/cli.js', import.meta.url);
   if (!existsSync(compiled)) {
     process.stderr.write('switchboard: the compiled CLI (dist/) is missing; run `npm run build`, or run the sources with `node --conditions=switchboard-source`\n');
     process.exit(2);

@@ -8,6 +8,7 @@ import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleRuntime } from './bundleRuntime.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -27,6 +28,9 @@ function copyAssets(dir) {
 }
 for (const dir of ['src', 'machines', 'specialists']) copyAssets(join(root, dir));
 cpSync(join(root, 'web'), join(dist, 'web'), { recursive: true, filter: (file) => !/tsconfig\.json$|\.d\.ts$/.test(file) });
+
+// The runtime bundle (dist/bundle/), which `exports` and the bin point at: see bundleRuntime.mjs.
+await bundleRuntime(root);
 
 // The customer-service understanding, trained once here by the compiled code from the shipped data,
 // so the compiled CLI does not train it at every start. Run without the "switchboard-source"

@@ -8,8 +8,11 @@ import { formatZodError } from '../errors/formatZodError.js';
 import { faultNames } from '../input/faultNames.js';
 import { FROM_SOURCE, packageUrl } from './packageUrl.js';
 
-/** The module that lists the project's graphs when none is named: `machines/index` of this package (compiled in dist/ when the CLI is). */
-export const DEFAULT_GRAPHS_MODULE = FROM_SOURCE ? packageUrl('machines/index.ts') : packageUrl('dist/machines/index.js');
+/**
+ * The module that lists the project's graphs when none is named: `machines/index` of this package
+ * (built into dist/bundle/ when the CLI is, so it shares the CLI's copy of the engine).
+ */
+export const DEFAULT_GRAPHS_MODULE = FROM_SOURCE ? packageUrl('machines/index.ts') : packageUrl('dist/bundle/machines.js');
 
 /** What a graphs module provides: its graphs, its scenarios and fault names (empty when it exports none) and where it is. */
 export interface GraphsModule {

@@ -51,6 +51,9 @@ describe('the packed package', () => {
     for (const entry of ['dist/src/index', 'dist/src/engine', 'dist/src/testing/index']) {
       for (const ext of ['.js', '.js.map', '.d.ts', '.d.ts.map']) expect(files).toContain(`${entry}${ext}`);
     }
+    // The runtime the exports and the bin load: the bundle, with source maps; not the build's list of what each file holds.
+    for (const entry of ['index', 'engine', 'testing', 'cli', 'machines']) for (const ext of ['.js', '.js.map']) expect(files).toContain(`dist/bundle/${entry}${ext}`);
+    expect(files).not.toContain('dist/bundle/meta.json');
     expect(files).toContain('bin/switchboard.js');
     expect(files).toContain('dist/machines/index.js');
     expect(files).toContain('dist/specialists/report/salesReportServerMain.js');
@@ -77,7 +80,7 @@ describe('the packed package', () => {
     const { stdout } = await node(['--input-type=module', '-e', script]);
     expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function', engine: 'engine ok', same: true, left: [] });
     const resolved = await node(['--input-type=module', '-e', "console.log(import.meta.resolve('switchboard'))"]);
-    expect(resolved.stdout.trim()).toMatch(/node_modules\/switchboard\/dist\/src\/index\.js$/);
+    expect(resolved.stdout.trim()).toMatch(/node_modules\/switchboard\/dist\/bundle\/index\.js$/);
   });
 
   it('type-checks a TypeScript consumer against the shipped declarations, and catches a wrong use', async () => {
@@ -129,7 +132,16 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
 `,
     );
     const bin = join(consumer, 'node_modules', '.bin', 'switchboard');
-    const loads = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n');
+    // The runtime is bundled (dist/bundle/): a bundle file loaded stands for the compiled modules it
+    // holds (the build's meta.json lists them), so the checks below name dist/'s modules as before.
+    const holds = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as Record<string, string[]>;
+    const unbundled = (url: string) => {
+      const [, pkg, file] = /^(.*\/node_modules\/switchboard\/)dist\/bundle\/(.+\.js)$/.exec(url) ?? [];
+      if (pkg === undefined || file === undefined) return [url];
+      expect(holds[file], `${file} is not in the build's dist/bundle/meta.json`).toBeDefined();
+      return holds[file]!.map((module) => `${pkg}${module}`);
+    };
+    const loads = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n').flatMap(unbundled);
 
     const version = await node(['--import', hook, bin, '--version'], { LOADS_FILE: join(dir, 'version.loads') });
     expect(version.stdout.trim()).toBe(manifest.version);
