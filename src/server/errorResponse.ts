@@ -4,6 +4,8 @@ import { ServerError } from './ServerError.js';
 import { errorJson } from '../json/ErrorJson.js';
 
 const RUN_STATE_STATUS: Record<string, number> = {
+  // An input refused before anything ran (an InputError): the caller's to fix, as a body that does not parse.
+  invalid_input: 400,
   run_not_found: 404,
   run_not_waiting: 409,
   run_finished: 409,
@@ -20,7 +22,7 @@ const RUN_STATE_STATUS: Record<string, number> = {
   graph_definition: 400,
 };
 
-/** The HTTP status for an error: its own for server errors, by code for run errors, else 500. */
+/** The HTTP status for an error: its own for server errors, by code for run and input errors, else 500. */
 export function statusOf(error: unknown): number {
   if (error instanceof ServerError) return error.status;
   if (error instanceof SwitchboardError) return RUN_STATE_STATUS[error.code] ?? 500;
