@@ -1,4 +1,4 @@
-import { BUDGET_EXCEEDED, Coordinator, StateGraph, createModelFromEnv, describeExceeded, humanNode, lazyNode, type BudgetExceeded, type Clock, type ModelClient, type StateRouter, type Tool, type WorkflowContext } from 'switchboard/engine';
+import { BUDGET_EXCEEDED, Coordinator, ModelCatalog, RUN_MODEL_KEY, StateGraph, describeExceeded, humanNode, lazyNode, modelNode, modelsFromEnv, type BudgetExceeded, type Clock, type ModelClient, type StateRouter, type Tool, type WorkflowContext } from 'switchboard/engine';
 // Only the specialists' graph shapes, routers and shared state helpers are imported here; each
 // specialist node's modules load when the node first runs (`lazyNode`), so a greeting never loads
 // retrieval, the order tools, the report client or vision.
@@ -24,8 +24,15 @@ import { defaultUnderstanding } from './customerService/understanding/defaultUnd
 
 /** Options for {@link customerService}. */
 export interface CustomerServiceOptions {
-  /** The model every agent uses (default: `createModelFromEnv()` — offline without `OPENAI_API_KEY`). */
+  /** The model every agent uses, whatever a request asks for (ignored when `models` is given). */
   model?: ModelClient;
+  /**
+   * The models a run may choose from by its request's `metadata.model` (the workbench's model
+   * select, `POST /api/runs` `model`); a run that names none uses the first. The chosen name is
+   * stored in the run's state under `model`. Default: `modelsFromEnv()` (`offline` alone without
+   * `OPENAI_API_KEY`), or `model` alone when given.
+   */
+  models?: ModelCatalog;
   /** Time order delivery ages are measured against (default: the system clock). */
   clock?: Clock;
   /**
@@ -63,7 +70,7 @@ drop the others: they are answered (draft → review), then the run waits at hum
 rest, and finish gives the answered part followed by the person's reply.
  */
 export function customerService(options: CustomerServiceOptions = {}): StateGraph {
-  const model = options.model ?? createModelFromEnv();
+  const models = options.models ?? (options.model === undefined ? modelsFromEnv() : ModelCatalog.of(options.model));
   const clockOption = options.clock === undefined ? {} : { clock: options.clock };
   checkToolBudget('customerService', options.toolBudget);
   let toolSet: Promise<readonly Tool[]> | undefined;
@@ -75,13 +82,13 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
   const asksForRefund = (question: string) => defaultUnderstanding().orderIntent(question) === 'refund';
   const coordinator = new Coordinator({
     specialists: {
-      rag: policyGraph({ model }),
-      tool: ordersGraph({ model, ...(options.tools ? { tools: options.tools } : {}), asksForRefund, ...clockOption }),
-      report: reportGraph({ model, ...clockOption }),
+      rag: policyGraph({ models }),
+      tool: ordersGraph({ models, ...(options.tools ? { tools: options.tools } : {}), asksForRefund, ...clockOption }),
+      report: reportGraph({ models, ...clockOption }),
       human: personGraph(),
     },
     maxTasks: 4,
-    shareState: ['faults', 'toolBudget'],
+    shareState: ['faults', 'toolBudget', RUN_MODEL_KEY],
     exportState: ['retrieved', 'handoff'],
   });
   const routeOf = (ctx: WorkflowContext): string => {
@@ -97,16 +104,18 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
   };
 
   return new StateGraph({ name: 'customer-service', maxSteps: 40 })
-    .addNode('ingest', ingestNode())
-    .addNode('vision', lazyNode('vision', async () => (await import('../specialists/vision/visionNode.js')).visionNode({ model })))
-    .addNode('classify', classifyNode(model, clockOption))
+    .addNode('ingest', ingestNode(models))
+    .addNode('vision', modelNode('vision', models, (model) => lazyNode('vision', async () => (await import('../specialists/vision/visionNode.js')).visionNode({ model }))))
+    .addNode('classify', modelNode('classify', models, (model) => classifyNode(model, clockOption)))
     .addNode('retrieve', lazyNode('retrieve', async () => (await import('../specialists/policy/retrieveNode.js')).retrieveNode()))
     .addNode('requery', lazyNode('requery', async () => (await import('../specialists/policy/requeryNode.js')).requeryNode()))
-    .addNode('report_mcp', lazyNode('report_mcp', async () => (await import('../specialists/report/reportMcpNode.js')).reportMcpNode({ model, ...clockOption })))
+    .addNode('report_mcp', modelNode('report_mcp', models, (model) => lazyNode('report_mcp', async () => (await import('../specialists/report/reportMcpNode.js')).reportMcpNode({ model, ...clockOption }))))
     .addNode(
       'tool_plan',
-      lazyNode('tool_plan', async () =>
-        (await import('../specialists/orders/toolPlanNode.js')).toolPlanNode({ model, tools: await tools(), asksForRefund, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }),
+      modelNode('tool_plan', models, (model) =>
+        lazyNode('tool_plan', async () =>
+          (await import('../specialists/orders/toolPlanNode.js')).toolPlanNode({ model, tools: await tools(), asksForRefund, ...(options.toolBudget === undefined ? {} : { budget: options.toolBudget }) }),
+        ),
       ),
     )
     .addNode('tool_execute', lazyNode('tool_execute', async () => (await import('../specialists/orders/toolExecuteNode.js')).toolExecuteNode({ tools: await tools(), ...clockOption })))
@@ -115,7 +124,7 @@ export function customerService(options: CustomerServiceOptions = {}): StateGrap
     .addNode('multi_plan', coordinator.planNode((ctx) => splitTasks(ctx.get<Classification>('classification'), coordinator.maxTasks)))
     .addNode('specialist', coordinator.dispatchNode())
     .addNode('multi_review', multiReviewNode())
-    .addNode('draft', draftNode(model))
+    .addNode('draft', modelNode('draft', models, draftNode))
     .addNode('review', reviewNode(options.reviewRounds === undefined ? {} : { maxRounds: options.reviewRounds }))
     .addNode('human_handoff', humanNode({ reason: handoffReason }))
     .addNode('finish', finishNode())

@@ -128,6 +128,8 @@ export type { GraphMachineContext, GraphMachineInput, GraphMachineOutput, Queued
 export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions, type ReplyTo, type ReplyCheck } from './graph/humanNode.js';
 /** A node whose implementation is loaded (e.g. with a dynamic import) the first time it runs; the graph's shape needs none of it. */
 export { lazyNode } from './graph/lazyNode.js';
+/** A node that runs with the model its run chose (the run's state key `model`), built once per model of a catalog. */
+export { modelNode, RUN_MODEL_KEY } from './graph/modelNode.js';
 /** The human node a waiting run (or the specialist it waits for) waits at, from its persisted snapshot. */
 export { waitingHuman, type WaitingHuman } from './graph/waitingHuman.js';
 /** Continues a stored run: with a reply when it waits, without one when it was interrupted. */
@@ -289,6 +291,10 @@ export { OfflineModel, type OfflineModelOptions } from './model/OfflineModel.js'
 export { OfflineReply, type OfflineRule, type OfflineConversation, type OfflineToolResult } from './model/OfflineRule.js';
 /** OpenAIChatModel when OPENAI_API_KEY is set, else OfflineModel. */
 export { createModelFromEnv, DEFAULT_MODEL, type ModelFromEnvOptions } from './model/createModelFromEnv.js';
+/** The models the environment configures (the hosted ones named in SWITCHBOARD_MODEL / SWITCHBOARD_MODELS, then `offline`). */
+export { modelsFromEnv, OFFLINE_MODEL_NAME } from './model/modelsFromEnv.js';
+/** Named models a run may choose from; the first is the default. */
+export { ModelCatalog, type ModelEntry } from './model/ModelCatalog.js';
 /** Default time and retry limits of model calls, and the parser of their environment variables. */
 export {
   DEFAULT_MODEL_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { END, StateGraph, createModelFromEnv, lazyNode, type Clock, type ModelClient, type Tool } from 'switchboard/engine';
+import { END, StateGraph, createModelFromEnv, lazyNode, modelNode, type Clock, type ModelCatalog, type ModelClient, type Tool } from 'switchboard/engine';
 import { checkToolBudget } from './checkToolBudget.js';
 import type { RefundQuestion } from './planOrderStep.js';
 import { toolPlanRouter } from './toolPlanRouter.js';
@@ -7,6 +7,8 @@ import { toolPlanRouter } from './toolPlanRouter.js';
 export interface OrdersGraphOptions {
   /** Default: `createModelFromEnv()` (offline without `OPENAI_API_KEY`). */
   model?: ModelClient;
+  /** The models a run chooses from by its state's `model` (see `modelNode`); wins over `model`. */
+  models?: ModelCatalog;
   /** Time delivery ages are measured against (default: the system clock). */
   clock?: Clock;
   /** Most tool rounds per run (default 4); `state.toolBudget` overrides it. */
@@ -30,7 +32,7 @@ export interface OrdersGraphOptions {
  * run.path; // ['tool_plan', 'tool_execute', 'tool_plan', 'tool_execute', 'tool_plan']
  */
 export function ordersGraph(options: OrdersGraphOptions = {}): StateGraph {
-  const model = options.model ?? createModelFromEnv();
+  const models = options.models ?? options.model ?? createModelFromEnv();
   checkToolBudget('ordersGraph', options.budget);
   let tools: Promise<readonly Tool[]> | undefined;
   // One set of tools for both nodes, made when the first of them runs.
@@ -41,13 +43,15 @@ export function ordersGraph(options: OrdersGraphOptions = {}): StateGraph {
   return new StateGraph({ name: 'tool', maxSteps: 64 })
     .addNode(
       'tool_plan',
-      lazyNode('tool_plan', async () =>
-        (await import('./toolPlanNode.js')).toolPlanNode({
-          model,
-          tools: await toolsOf(),
-          ...(options.budget === undefined ? {} : { budget: options.budget }),
-          ...(options.asksForRefund === undefined ? {} : { asksForRefund: options.asksForRefund }),
-        }),
+      modelNode('tool_plan', models, (model) =>
+        lazyNode('tool_plan', async () =>
+          (await import('./toolPlanNode.js')).toolPlanNode({
+            model,
+            tools: await toolsOf(),
+            ...(options.budget === undefined ? {} : { budget: options.budget }),
+            ...(options.asksForRefund === undefined ? {} : { asksForRefund: options.asksForRefund }),
+          }),
+        ),
       ),
     )
     .addNode(

@@ -1,4 +1,4 @@
-import { END, StateGraph, createModelFromEnv, lazyNode, type ModelClient } from 'switchboard/engine';
+import { END, StateGraph, createModelFromEnv, lazyNode, modelNode, type ModelCatalog, type ModelClient } from 'switchboard/engine';
 import { checkRetrieveLimit } from './checkRetrieveLimit.js';
 import { reviewVerdictRouter } from './reviewVerdictRouter.js';
 
@@ -6,6 +6,8 @@ import { reviewVerdictRouter } from './reviewVerdictRouter.js';
 export interface PolicyGraphOptions {
   /** Default: `createModelFromEnv()` (offline without `OPENAI_API_KEY`). */
   model?: ModelClient;
+  /** The models a run chooses from by its state's `model` (see `modelNode`); wins over `model`. */
+  models?: ModelCatalog;
   /** Most passages retrieved per round (default 3). */
   limit?: number;
   maxRequeries?: number;
@@ -24,7 +26,7 @@ export interface PolicyGraphOptions {
  * run.outputText; // 'According to our policy: … [KB001]'
  */
 export function policyGraph(options: PolicyGraphOptions = {}): StateGraph {
-  const model = options.model ?? createModelFromEnv();
+  const models = options.models ?? options.model ?? createModelFromEnv();
   const limit = checkRetrieveLimit(options.limit);
   const review = {
     ...(options.maxRequeries === undefined ? {} : { maxRequeries: options.maxRequeries }),
@@ -32,7 +34,7 @@ export function policyGraph(options: PolicyGraphOptions = {}): StateGraph {
   };
   return new StateGraph({ name: 'rag', maxSteps: 24 })
     .addNode('retrieve', lazyNode('retrieve', async () => (await import('./retrieveNode.js')).retrieveNode({ limit })))
-    .addNode('draft', lazyNode('draft', async () => (await import('./policyDraftNode.js')).policyDraftNode({ model })))
+    .addNode('draft', modelNode('draft', models, (model) => lazyNode('draft', async () => (await import('./policyDraftNode.js')).policyDraftNode({ model }))))
     .addNode('review', lazyNode('review', async () => (await import('./policyReviewNode.js')).policyReviewNode(review)))
     .addNode('requery', lazyNode('requery', async () => (await import('./requeryNode.js')).requeryNode()))
     .start('retrieve')

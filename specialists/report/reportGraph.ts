@@ -1,9 +1,11 @@
-import { StateGraph, lazyNode, type Clock, type ModelClient } from 'switchboard/engine';
+import { StateGraph, lazyNode, modelNode, type Clock, type ModelCatalog, type ModelClient } from 'switchboard/engine';
 
 /** Options for {@link reportGraph}. */
 export interface ReportGraphOptions {
   /** Default: `createModelFromEnv()` (offline without `OPENAI_API_KEY`). */
   model?: ModelClient;
+  /** The models a run chooses from by its state's `model` (see `modelNode`); wins over `model`. */
+  models?: ModelCatalog;
   clock?: Clock;
   timeoutMs?: number;
 }
@@ -17,5 +19,7 @@ export interface ReportGraphOptions {
  * run.outputText; // 'Sales report for September 2026 (2026-09): revenue 1,286,000, order volume 4,268 orders. …12.81%…'
  */
 export function reportGraph(options: ReportGraphOptions = {}): StateGraph {
-  return new StateGraph({ name: 'report', maxSteps: 4 }).addNode('report_mcp', lazyNode('report_mcp', async () => (await import('./reportMcpNode.js')).reportMcpNode(options))).start('report_mcp');
+  const { models, ...rest } = options;
+  const load = (model?: ModelClient) => lazyNode('report_mcp', async () => (await import('./reportMcpNode.js')).reportMcpNode(model === undefined ? rest : { ...rest, model }));
+  return new StateGraph({ name: 'report', maxSteps: 4 }).addNode('report_mcp', models === undefined ? load() : modelNode('report_mcp', models, load)).start('report_mcp');
 }

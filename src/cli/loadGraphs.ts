@@ -14,12 +14,14 @@ import { FROM_SOURCE, packageUrl } from './packageUrl.js';
  */
 export const DEFAULT_GRAPHS_MODULE = FROM_SOURCE ? packageUrl('machines/index.ts') : packageUrl('dist/bundle/machines.js');
 
-/** What a graphs module provides: its graphs, its scenarios and fault names (empty when it exports none) and where it is. */
+/** What a graphs module provides: its graphs, its scenarios, fault and model names (empty when it exports none) and where it is. */
 export interface GraphsModule {
   graphs: RunnableGraph[];
   scenarios: Scenario[];
   /** The fault names its graphs understand (`--fault`, scenario `faults`). */
   faults: string[];
+  /** The model names a run may choose (`POST /api/runs` `model`), the default first. */
+  models: string[];
   url: URL;
 }
 
@@ -74,8 +76,8 @@ function isWorkflow(value: unknown): value is RegisteredGraph {
 }
 
 /**
- * Loads a module exporting `graphs` (StateGraphs, SequentialWorkflows and typed Workflows) and optionally `scenarios: Scenario[]` and
- * `faults: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
+ * Loads a module exporting `graphs` (StateGraphs, SequentialWorkflows and typed Workflows) and optionally `scenarios: Scenario[]`,
+ * `faults: string[]` and `models: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
  * `machines/index.ts`). Loaded at run time so the library never depends on the concrete machines.
  * A path that is not a JavaScript or TypeScript module file, a module that does not compile, throws
  * while loading or exports the wrong things is a `GraphDefinitionError` of one line naming the file
@@ -100,7 +102,7 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
   if (!MODULE_EXTENSIONS.includes(extname(file).toLowerCase())) {
     throw new GraphDefinitionError(`${where}: not a JavaScript or TypeScript module (expected a ${MODULE_EXTENSIONS.join(', ')} file exporting \`graphs\`)`);
   }
-  let loaded: { graphs?: unknown; scenarios?: unknown; faults?: unknown };
+  let loaded: { graphs?: unknown; scenarios?: unknown; faults?: unknown; models?: unknown };
   try {
     if (TYPESCRIPT_EXTENSIONS.includes(extname(file).toLowerCase())) await enableTypeScript();
     loaded = (await import(url.href)) as typeof loaded;
@@ -116,6 +118,10 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
   if (!Array.isArray(faults) || !faults.every((f) => typeof f === 'string' && /^[a-z0-9_-]+$/i.test(f))) {
     throw new GraphDefinitionError(`${where} exports \`faults\` that are not a list of fault names (letters, digits, "_" and "-")`);
   }
+  const models = loaded.models ?? [];
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string' && m.trim() !== '' && m.length <= 100)) {
+    throw new GraphDefinitionError(`${where} exports \`models\` that are not a list of model names (non-empty strings of at most 100 characters)`);
+  }
   const scenarios = ScenarioList.safeParse(loaded.scenarios ?? []);
   if (!scenarios.success) {
     throw new GraphDefinitionError(`${where} exports \`scenarios\` that do not match { id, title, message, graph?, image?, faults?, toolBudget?, reply?, expectedStatus? }[]: ${formatZodError(scenarios.error)}`);
@@ -125,7 +131,7 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
     const checked = faultCheck.safeParse(s.faults ?? []);
     if (!checked.success) throw new GraphDefinitionError(`${where}: scenario "${s.id}": ${formatZodError(checked.error)}`);
   }
-  return { graphs: (loaded.graphs as RegisteredGraph[]).map(toRunnableGraph), scenarios: scenarios.data, faults, url };
+  return { graphs: (loaded.graphs as RegisteredGraph[]).map(toRunnableGraph), scenarios: scenarios.data, faults, models, url };
 }
 
 /** Loads the graphs a CLI command works with (see {@link loadGraphsModule}). */

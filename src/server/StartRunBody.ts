@@ -36,7 +36,7 @@ export type ImageUpload = z.infer<typeof ImageUpload>;
 /**
  * `POST /api/runs`: which graph, the message, an optional image, optional budgets
  * (`{ maxCost, maxTokens, maxIterations, maxDuration }`, the CLI's `--max-*` options), faults to
- * inject (the CLI's `--fault`) and breakpoints.
+ * inject (the CLI's `--fault`), the model to run on and breakpoints.
  */
 export const StartRunBody = z.strictObject({
   graph: z.string().min(1, 'graph must name a registered graph').optional(),
@@ -45,6 +45,8 @@ export const StartRunBody = z.strictObject({
   budget: RunBudgetInput.optional(),
   /** Faults to inject, from the names the server was given (`ServerOptions.faults`; checked after the body). */
   faults: z.array(z.string().min(1).max(100)).max(32).optional(),
+  /** The model the run uses, from the names the server was given (`ServerOptions.models`; checked after the body). */
+  model: z.string().min(1, 'model must name one of the models GET /api/graphs lists').max(100).optional(),
   /** Pause before / after these nodes (ids of the graph; checked at the start: `invalid_breakpoint`). */
   breakpoints: z.strictObject({ before: z.array(z.string().min(1)).max(100).optional(), after: z.array(z.string().min(1)).max(100).optional() }).optional(),
 });

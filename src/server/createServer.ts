@@ -31,6 +31,15 @@ export interface ServerOptions {
    * `request.metadata.faults`, as `--fault` does). Default none.
    */
   faults?: readonly string[];
+  /**
+   * Model names a run may choose (a graphs module's `models` export, which `switchboard serve`
+   * passes: `offline`, and with `OPENAI_API_KEY` the names in `SWITCHBOARD_MODEL` and
+   * `SWITCHBOARD_MODELS`; see `modelsFromEnv`), the default first: the page's start form offers
+   * them, `GET /api/graphs` lists them and `POST /api/runs` accepts one as `model` (it reaches the
+   * run as `request.metadata.model`; graphs built with a `ModelCatalog` run their agents on it).
+   * Default none: a start naming a model is refused.
+   */
+  models?: readonly string[];
   /** The graph a start without `graph` uses (default: the first). */
   defaultGraph?: string;
   /** When set, every `/api` request must carry it (`Authorization: Bearer …` or `?token=`). */
@@ -127,6 +136,7 @@ export function createServer(options: ServerOptions): Workbench {
     scenarios: options.scenarios ?? [],
     scenarioRoot: options.scenarioRoot ?? process.cwd(),
     faults: options.faults ?? [],
+    models: options.models ?? [],
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamBufferBytes: options.streamBufferBytes ?? 1024 * 1024,
     ...(options.evalFile === undefined ? {} : { evalFile: options.evalFile }),

@@ -40,6 +40,8 @@ export interface ApiContext {
   scenarioRoot: string;
   /** Fault names a start may inject (see `ServerOptions.faults`). */
   faults: readonly string[];
+  /** Model names a start may choose, the default first (see `ServerOptions.models`). */
+  models: readonly string[];
   heartbeatMs: number;
   /** Most bytes queued for one event-stream client (see `eventStream`). */
   streamBufferBytes: number;
@@ -105,7 +107,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount, pausedSubscribers: runs.hub.pausedCount }));
 
-  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })), faults: [...ctx.faults] }));
+  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })), faults: [...ctx.faults], models: [...ctx.models] }));
 
   app.get('/api/graphs/:name/definition', (c) => c.json(machineDefinition(runs.graph(c.req.param('name')).toMachine())));
 
@@ -128,12 +130,17 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   });
 
   app.post('/api/runs', async (c) => {
-    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? }, faults?: string[], breakpoints? }');
+    const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? }, faults?: string[], model?, breakpoints? }');
     const faults = body.faults === undefined ? [] : parseQuery(faultNames(ctx.faults), body.faults, 'POST /api/runs faults');
+    if (body.model !== undefined && !ctx.models.includes(body.model)) {
+      const known = ctx.models.length === 0 ? 'none: the graphs module offers no model choice (export `models`)' : ctx.models.join(', ');
+      throw new ServerError(`POST /api/runs model: unknown model ${JSON.stringify(body.model)}; known models: ${known}`, { code: 'bad_request' });
+    }
     const request = toRunRequest(body);
-    // Injected faults travel as request metadata, beside the image (as `--fault` and scenarios send them).
-    const withFaults = faults.length === 0 ? request : { ...request, metadata: { ...request.metadata, faults: [...new Set(faults)] } };
-    const started = await runs.start(body.graph, withFaults, {
+    // Injected faults and the chosen model travel as request metadata, beside the image (as `--fault` and scenarios send faults).
+    const extra = { ...(faults.length === 0 ? {} : { faults: [...new Set(faults)] }), ...(body.model === undefined ? {} : { model: body.model }) };
+    const withOptions = Object.keys(extra).length === 0 ? request : { ...request, metadata: { ...request.metadata, ...extra } };
+    const started = await runs.start(body.graph, withOptions, {
       wait: wantsWait(c.req.query('wait')),
       ...(body.budget === undefined ? {} : { budget: body.budget }),
       ...(body.breakpoints === undefined ? {} : { breakpoints: body.breakpoints }),

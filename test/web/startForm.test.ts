@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAIChatModel, RunDetailJson, SqliteRunStore, type RunningServer } from '../../src/index.js';
+import { RunDetailJson, SqliteRunStore, modelsFromEnv, type RunningServer } from '../../src/index.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { faults } from '../../machines/index.js';
@@ -23,12 +23,12 @@ const REPORT = 'Query the September 2026 sales report and tell me revenue and or
 const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
 
 beforeAll(async () => {
-  // Every model call goes through the fake OpenAI-compatible server: 15 tokens each.
+  // The default model is served by the fake OpenAI-compatible server (15 tokens a call); `offline` is the embedded one.
   openai = await startFakeOpenAIServer();
   openai.enqueue(...Array.from({ length: 200 }, () => scriptedTurn));
-  const model = new OpenAIChatModel({ model: 'gpt-test', baseURL: openai.baseURL, apiKey: 'sk-test-fake', maxRetries: 0 });
+  const models = modelsFromEnv({ OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: openai.baseURL, SWITCHBOARD_MODEL: 'gpt-test', SWITCHBOARD_MODEL_MAX_RETRIES: '0' });
   store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-web-start-')), 'runs.db') });
-  ({ server, browser, page } = await openWorkbench({ store, graphs: [customerService({ model }), lookupLoopGraph(1)], faults }));
+  ({ server, browser, page } = await openWorkbench({ store, graphs: [customerService({ models }), lookupLoopGraph(1)], faults, models: models.names }));
 }, 60_000);
 
 afterAll(async () => {
@@ -48,10 +48,11 @@ async function startThroughApi(body: Record<string, unknown>) {
 }
 
 /** Fills the start form (the run options opened), submits it and waits for the run to end; its stored detail. */
-async function startFromForm(graph: string, message: string, options: { budget?: Record<string, string>; faults?: string[] }) {
+async function startFromForm(graph: string, message: string, options: { budget?: Record<string, string>; faults?: string[]; model?: string }) {
   await page.selectOption('#graph-select', graph);
   await page.fill('#message', message);
   if (!(await page.locator('.run-options').evaluate((d) => (d as unknown as { open: boolean }).open))) await page.click('.run-options summary');
+  await page.selectOption('#model-select', options.model ?? 'gpt-test');
   for (const key of ['maxCost', 'maxTokens', 'maxIterations', 'maxDuration']) await page.fill(`#budget-${key}`, options.budget?.[key] ?? '');
   for (const name of faults) await page.setChecked(`#faults input[value="${name}"]`, options.faults?.includes(name) ?? false);
   const before = await page.textContent('#run-id');
@@ -87,6 +88,23 @@ describe('the start form', () => {
     const run = await startFromForm('customer-service', RETURN_QUESTION, { faults: ['retrieval_gap'] });
     expect(run.state['faults']).toEqual(['retrieval_gap']);
     expect(run.path).toContain('requery');
+  }, 60_000);
+
+  it('runs on the model chosen in the form: offline sends nothing to the model server, the hosted one does, and the run shows which', async () => {
+    expect(await page.locator('#model-select option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['gpt-test', 'offline']);
+    const before = openai.requests.length;
+    const offline = await startFromForm('customer-service', RETURN_QUESTION, { model: 'offline' });
+    expect(offline.status).toBe('completed');
+    expect(offline.state['model']).toBe('offline');
+    expect(openai.requests.length).toBe(before);
+    await page.waitForFunction(`document.querySelector('#run-model').textContent === 'model offline'`);
+    const hosted = await startFromForm('customer-service', RETURN_QUESTION, { model: 'gpt-test' });
+    expect(hosted.status).toBe('completed');
+    expect(hosted.state['model']).toBe('gpt-test');
+    const sent = openai.requests.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(new Set(sent.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
+    await page.waitForFunction(`document.querySelector('#run-model').textContent === 'model gpt-test'`);
   }, 60_000);
 
   it('shows the API\'s refusal of a budget that is not a whole number and starts nothing', async () => {

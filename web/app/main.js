@@ -10,7 +10,7 @@ import { createTimeline } from './timeline.js';
 import { createTimeTravel } from './timeTravel.js';
 import { createWaterfall } from './waterfall.js';
 import { createRunSearch } from './runSearch.js';
-import { createRunOptions } from './startForm.js';
+import { createRunOptions, runModelOf } from './startForm.js';
 import { createReplyForm } from './replyForm.js';
 import { edgeProbabilities, renderTransitions } from './transitionsPanel.js';
 
@@ -116,6 +116,9 @@ function render(at) {
   $('run-status').className = `badge ${view.status}`;
   $('run-id').textContent = state.run?.runId ?? '';
   $('run-graph').textContent = state.run?.graph ?? '';
+  const model = state.run ? runModelOf(state.events) : null;
+  $('run-model').hidden = model === null;
+  $('run-model').textContent = model === null ? '' : `model ${model}`;
   // An error is shown as one, never in the answer box.
   $('answer').hidden = view.answer === null;
   $('answer').textContent = view.answer ?? '';
@@ -226,7 +229,8 @@ async function init() {
   // A deep link (#run=…) or a reload opens at the top, with the run header in view.
   history.scrollRestoration = 'manual';
   window.scrollTo({ top: 0 });
-  const { graphs, default: byDefault, faults } = await api.listGraphs();
+  const { graphs, default: byDefault, faults, models } = await api.listGraphs();
+  runOptions.setModels(models ?? []);
   runOptions.setFaults(faults ?? []);
   state.graphs = graphs;
   state.defaultGraph = byDefault;

@@ -1,6 +1,7 @@
-// The start form's run options: budgets (the CLI's --max-cost, --max-tokens, --max-iterations,
-// --max-duration) and faults to inject (the names the graphs module declares). The server checks
-// every value (POST /api/runs); a refusal shows under the form.
+// The start form's run options: the model to run on (the names the server offers, the default
+// first), budgets (the CLI's --max-cost, --max-tokens, --max-iterations, --max-duration) and faults
+// to inject (the names the graphs module declares). The server checks every value
+// (POST /api/runs); a refusal shows under the form.
 
 const BUDGETS = [
   ['maxCost', 'max cost (USD)', 'e.g. 0.05', 'decimal'],
@@ -16,8 +17,23 @@ function el(tag, props = {}, ...children) {
 }
 
 /**
- * Builds the options into `container`: `values()` gives `{ budget?, faults? }` for the start body
- * (empty fields left out, values sent as typed), `setFaults(names)` lists the faults to choose from.
+ * The model a run used, from its events: the `model` its nodes wrote to the state (a graph built
+ * with a model catalog records the one it runs on); null for a run that recorded none (a graph that
+ * takes no model choice ignores the one its start asked for).
+ */
+export function runModelOf(events) {
+  for (const event of events) {
+    const set = event.delta?.set;
+    if (set && typeof set.model === 'string') return set.model;
+  }
+  return null;
+}
+
+/**
+ * Builds the options into `container`: `values()` gives `{ model?, budget?, faults? }` for the
+ * start body (empty fields left out, values sent as typed), `setModels(names)` lists the models to
+ * run on (the first selected; the select shows only when there are any), `setFaults(names)` the
+ * faults to choose from.
  */
 export function createRunOptions(container) {
   const inputs = new Map();
@@ -28,9 +44,15 @@ export function createRunOptions(container) {
     budgets.append(el('label', {}, `${label} `, input));
   }
   const faults = el('fieldset', { className: 'faults', id: 'faults', hidden: true }, el('legend', { textContent: 'Inject faults' }));
-  const details = el('details', { className: 'run-options' }, el('summary', { textContent: 'Run options' }), budgets, faults);
+  const modelSelect = el('select', { id: 'model-select', name: 'model' });
+  const models = el('label', { className: 'model-choice', hidden: true }, 'model ', modelSelect);
+  const details = el('details', { className: 'run-options' }, el('summary', { textContent: 'Run options' }), models, budgets, faults);
   container.replaceChildren(details);
   return {
+    setModels(names) {
+      modelSelect.replaceChildren(...names.map((name, i) => el('option', { value: name, textContent: i === 0 ? `${name} (default)` : name, selected: i === 0 })));
+      models.hidden = names.length === 0;
+    },
     setFaults(names) {
       faults.replaceChildren(el('legend', { textContent: 'Inject faults' }), ...names.map((name) => el('label', {}, el('input', { type: 'checkbox', name: 'fault', value: name }), ` ${name}`)));
       faults.hidden = names.length === 0;
@@ -39,7 +61,8 @@ export function createRunOptions(container) {
       const budget = {};
       for (const [key, input] of inputs) if (input.value.trim() !== '') budget[key] = input.value.trim();
       const chosen = [...faults.querySelectorAll('input[name="fault"]:checked')].map((box) => box.value);
-      return { ...(Object.keys(budget).length ? { budget } : {}), ...(chosen.length ? { faults: chosen } : {}) };
+      const model = models.hidden ? '' : modelSelect.value;
+      return { ...(model ? { model } : {}), ...(Object.keys(budget).length ? { budget } : {}), ...(chosen.length ? { faults: chosen } : {}) };
     },
   };
 }

@@ -40,6 +40,7 @@ export function addServeCommand(program: Command, cli: CliContext): void {
         graphs: module.graphs,
         scenarios: module.scenarios,
         faults: module.faults,
+        models: module.models,
         scenarioRoot: module.url.protocol === 'file:' ? dirname(fileURLToPath(module.url)) : process.cwd(),
         port,
         host: opts.host,

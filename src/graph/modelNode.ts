@@ -1,0 +1,56 @@
+import type { AgentNode, GraphNode, NodeEmit, NodeOutput } from './AgentNode.js';
+import type { WorkflowContext } from './WorkflowContext.js';
+import type { ModelClient } from '../model/ModelClient.js';
+import { ModelCatalog } from '../model/ModelCatalog.js';
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { describeValue } from './describeValue.js';
+import { isHumanNode } from './humanNode.js';
+import { isCompilableNode } from './CompilableNode.js';
+
+/** The state key a run's chosen model name is read from (see {@link modelNode}). */
+export const RUN_MODEL_KEY = 'model';
+
+/**
+ * A node that runs with the model its run chose: each execution reads the model name from the
+ * run's state (`model`, see {@link RUN_MODEL_KEY}; absent: the catalog's default), and runs the
+ * node `build` made for that model, built once per model and kept. As the name lives in the state,
+ * it is stored with the run: a resumed, recovered or forked run goes on with its own model, and a
+ * coordinator's specialists get it when the key is in their `shareState`. A name the catalog does
+ * not know fails the execution with an `AgentDefinitionError` naming the known ones. A single
+ * `ModelClient` is a catalog of one, named by the client's name.
+ *
+ * @example
+ * const models = modelsFromEnv();
+ * graph.addNode('draft', modelNode('draft', models, (model) => draftNode(model)));
+ * graph.addNode('classify', (ctx, request) => { ctx.put(RUN_MODEL_KEY, request.metadata?.model ?? models.defaultName); return null; });
+ */
+export function modelNode<C extends WorkflowContext = WorkflowContext>(name: string, models: ModelCatalog | ModelClient, build: (model: ModelClient) => GraphNode<C>): AgentNode<C> {
+  if (typeof build !== 'function') throw new GraphDefinitionError(`modelNode("${name}"): build must be a function of the model returning the node; received ${describeValue(build)}`);
+  const catalog = models instanceof ModelCatalog ? models : ModelCatalog.of(models);
+  const built = new Map<string, GraphNode<C>>();
+  const nodeFor = (ctx: C): GraphNode<C> => {
+    const chosen = ctx.get(RUN_MODEL_KEY);
+    const modelName = typeof chosen === 'string' ? chosen : catalog.defaultName;
+    let node = built.get(modelName);
+    if (node === undefined) {
+      node = build(catalog.get(modelName));
+      if (isHumanNode(node) || isCompilableNode(node)) {
+        throw new GraphDefinitionError(`modelNode("${name}"): build returned a human or self-compiling node, which shapes the machine; add it directly`);
+      }
+      built.set(modelName, node);
+    }
+    return node;
+  };
+  return {
+    name,
+    execute(ctx: C, request): NodeOutput | Promise<NodeOutput> {
+      const node = nodeFor(ctx);
+      return typeof node === 'function' ? node(ctx, request) : node.execute(ctx, request);
+    },
+    executeStream(ctx: C, request, emit: NodeEmit): NodeOutput | Promise<NodeOutput> {
+      const node = nodeFor(ctx);
+      if (typeof node === 'function') return node(ctx, request);
+      return typeof node.executeStream === 'function' ? node.executeStream(ctx, request, emit) : node.execute(ctx, request);
+    },
+  };
+}

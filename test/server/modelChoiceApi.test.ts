@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorJson, RunDetailJson, modelsFromEnv, type ModelCatalog } from '../../src/index.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/index.js';
+import { customerService } from '../../machines/customerService.js';
+import { scenarios } from '../../machines/scenarios.js';
+import { salesReportService } from '../../specialists/report/salesReportService.js';
+import { scriptedTurn } from '../machines/scriptedCustomerServiceModel.js';
+import { lookupLoopGraph } from '../fixtures/workbenchGraphs.js';
+import { testWorkbench, type TestWorkbench } from './workbenchTarget.js';
+
+const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
+const MULTI = scenarios.find((s) => s.id === '5-multi')!.message;
+
+let openai: FakeOpenAIServer;
+let catalog: ModelCatalog;
+let wb: TestWorkbench;
+const bare = testWorkbench({ graphs: [lookupLoopGraph(1)] });
+
+beforeAll(async () => {
+  openai = await startFakeOpenAIServer();
+  openai.enqueue(...Array.from({ length: 400 }, () => scriptedTurn));
+  // The models as `switchboard serve` gets them from a graphs module: two hosted names on the fake server, then offline.
+  catalog = modelsFromEnv({ OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: openai.baseURL, SWITCHBOARD_MODEL: 'gpt-test', SWITCHBOARD_MODELS: 'gpt-test-large, gpt-test', SWITCHBOARD_MODEL_MAX_RETRIES: '0' });
+  wb = testWorkbench({ graphs: [customerService({ models: catalog }), lookupLoopGraph(1)], models: catalog.names });
+});
+afterAll(async () => {
+  await wb?.shutdown();
+  await bare.shutdown();
+  await openai?.close();
+  await salesReportService().close();
+});
+
+/** Starts a run through the API, waits for it, and returns its stored detail and the model requests it made. */
+async function start(body: Record<string, unknown>) {
+  const before = openai.requests.length;
+  const started = await wb.json('/api/runs?wait=true', { method: 'POST', json: body });
+  expect(started.status).toBe(200);
+  const detail = RunDetailJson.parse((await wb.json(`/api/runs/${started.body.runId}`)).body);
+  return { detail, requests: openai.requests.slice(before) };
+}
+
+describe('POST /api/runs model', () => {
+  it('lists the models a start may choose, the default first', async () => {
+    expect((await wb.json('/api/graphs')).body.models).toEqual(['gpt-test', 'gpt-test-large', 'offline']);
+    expect((await bare.json('/api/graphs')).body.models).toEqual([]);
+  });
+
+  it('runs on the embedded offline model when offline is chosen: no request reaches the server', async () => {
+    const { detail, requests } = await start({ message: MULTI, model: 'offline' });
+    expect(detail.status).toBe('completed');
+    expect(detail.path).toContain('specialist');
+    expect(detail.state['model']).toBe('offline');
+    expect(requests).toEqual([]);
+  }, 60_000);
+
+  it('sends every model call of the run, its specialists included, to the chosen hosted model', async () => {
+    const { detail, requests } = await start({ message: MULTI, model: 'gpt-test-large' });
+    expect(detail.status).toBe('completed');
+    expect(detail.state['model']).toBe('gpt-test-large');
+    // The classifier, the three specialists' agents and the policy writer all called it.
+    expect(requests.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test-large']));
+  }, 60_000);
+
+  it('uses the default model when none is chosen and records it with the run', async () => {
+    const { detail, requests } = await start({ message: RETURN_QUESTION });
+    expect(detail.status).toBe('completed');
+    expect(detail.state['model']).toBe('gpt-test');
+    expect(requests.length).toBeGreaterThan(0);
+    expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
+  }, 60_000);
+
+  it('refuses a model the server does not offer, naming the known ones, and stores nothing', async () => {
+    const before = (await wb.json('/api/runs?limit=500')).body.length;
+    for (const [server, known] of [
+      [wb, 'known models: gpt-test, gpt-test-large, offline'],
+      [bare, 'known models: none'],
+    ] as const) {
+      const refused = await server.json('/api/runs', { method: 'POST', json: { message: 'hi', model: 'gpt-5-imaginary' } });
+      expect(refused.status).toBe(400);
+      const error = ErrorJson.parse(refused.body).error;
+      expect(error.code).toBe('bad_request');
+      expect(error.message).toContain('unknown model "gpt-5-imaginary"');
+      expect(error.message).toContain(known);
+    }
+    expect((await wb.json('/api/runs?limit=500')).body.length).toBe(before);
+  });
+});
