@@ -1,6 +1,6 @@
 import { fromPromise, type AnyActorRef } from 'xstate';
 import type { CompiledNode } from './GraphSpec.js';
-import type { NodeEmit } from './AgentNode.js';
+import type { AgentResult, NodeEmit } from './AgentNode.js';
 import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './GraphMachineContext.js';
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
@@ -50,14 +50,17 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   ctx.beginStep(input.step, abort, reporter);
   const started = runtime.clock.now();
   const meter = runtime.meter;
-  const execute = () => runNode(node.node, node.id, ctx, input.request, runtime);
   const runner = runtime.stepRunner;
-  const result =
-    runner === null
-      ? meter === null
-        ? await execute()
-        : await meter.scope(execute)
-      : await runner.run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute));
+  let result: AgentResult | null;
+  if (runner === null) {
+    // A synchronous node's result is taken as it is: no promise to await (see runNode).
+    const execute = () => runNode(node.node, node.id, ctx, input.request, runtime);
+    const answer = meter === null ? execute() : meter.scope(execute);
+    result = answer instanceof Promise ? await answer : answer;
+  } else {
+    const execute = async () => runNode(node.node, node.id, ctx, input.request, runtime);
+    result = await runner.run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute));
+  }
   const endedAt = runtime.clock.now();
   const durationMs = endedAt - started;
   // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,

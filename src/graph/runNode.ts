@@ -6,22 +6,29 @@ import { describeValue } from './describeValue.js';
 
 /**
  * Executes one node: `execute` (or the function itself) in `run()`, `executeStream` in `stream()`
- * when the node has one. Events the node emits are forwarded with its id.
+ * when the node has one. Events the node emits are forwarded with its id. A node that answers at
+ * once (no promise) gets its result back at once: a loop of synchronous nodes makes no promise
+ * per step here (each one costs, and more so while a budget's async context tracks promises).
+ * A node that throws synchronously throws here; the caller awaits in an async function, so it
+ * becomes the same rejection.
  */
-export async function runNode(
+export function runNode(
   node: GraphNode,
   nodeId: string,
   ctx: WorkflowContext,
   request: AgentRequest,
   runtime: RunRuntime,
-): Promise<AgentResult | null> {
+): AgentResult | null | Promise<AgentResult | null> {
   let output: unknown;
   if (typeof node === 'function') {
-    output = await node(ctx, request);
+    output = node(ctx, request);
   } else if (runtime.streaming && typeof node.executeStream === 'function') {
-    output = await node.executeStream(ctx, request, nodeEmitter(runtime, ctx.runId, nodeId));
+    output = node.executeStream(ctx, request, nodeEmitter(runtime, ctx.runId, nodeId));
   } else {
-    output = await node.execute(ctx, request);
+    output = node.execute(ctx, request);
+  }
+  if (output !== null && (typeof output === 'object' || typeof output === 'function') && typeof (output as { then?: unknown }).then === 'function') {
+    return Promise.resolve(output).then((settled) => normalizeResult(settled, nodeId));
   }
   return normalizeResult(output, nodeId);
 }
