@@ -20,15 +20,19 @@ import { startWorker, type WorkerProcess } from './workerProcess.js';
  * order-tool effect (counted in a ledger outside the runs) must happen as often as in process.
  *
  * SWITCHBOARD_CHAOS_FULL=1: 300 runs fed over 50 s to 3 workers, one SIGKILLed (and replaced)
- * every 2 s while they run, at least 20 kills. By default: each scenario once on 3 workers, and one planned kill.
+ * every 2 s while they run, at least 20 kills; the victim is a worker that has ended a leg (a worker
+ * killed before its first leg ends adds nothing but a restart). SWITCHBOARD_CHAOS_RUNS,
+ * SWITCHBOARD_CHAOS_FEED_MS, SWITCHBOARD_CHAOS_KILL_MS and SWITCHBOARD_CHAOS_SETTLE_MS change its size. By default: each scenario once on 3 workers, and one planned kill.
  */
 const FULL = process.env.SWITCHBOARD_CHAOS_FULL === '1';
 const GRAPHS = 'test/reliability/killSwitchGraphs.ts';
 // A dead worker's runs continue at once on this host (its pid is gone), so the lease can be long: a
 // busy machine that delays a renewal then does not hand a living worker's run to another.
 /** Full size: a worker killed every 2 s while the 300 runs are fed over 50 s (and until they settle). */
-const KILL_EVERY_MS = 2_000;
-const FEED_MS = 50_000;
+const envNumber = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const KILL_EVERY_MS = envNumber('SWITCHBOARD_CHAOS_KILL_MS', 2_000);
+const FEED_MS = envNumber('SWITCHBOARD_CHAOS_FEED_MS', 50_000);
+const CHAOS_RUNS = envNumber('SWITCHBOARD_CHAOS_RUNS', 300);
 const WORKER_ARGS = ['--concurrency', '2', '--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', '3000'];
 
 interface Expected {
@@ -177,7 +181,7 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
       expect([...expected.values()].some((e) => e.status === 'waiting')).toBe(true);
       const live = [spawnWorker(), spawnWorker(), spawnWorker()];
       await Promise.all(live.map((w) => w.ready));
-      const total = FULL ? 300 : scenarios.length;
+      const total = FULL ? CHAOS_RUNS : scenarios.length;
       const runs = new Map<string, DemoScenario>();
       const began = Date.now();
       // Chaos (full size): every KILL_EVERY_MS a random worker that is taking runs is SIGKILLed and
@@ -189,10 +193,12 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
       const chaos = (async () => {
         while (chaosOn) {
           await new Promise((r) => setTimeout(r, KILL_EVERY_MS));
-          const ready = live.filter((w) => w.lines.some((l) => /^worker .*: taking runs/.test(l)));
+          const ready = live.filter((w) => w.lines.some((l) => /^run /.test(l)));
           if (!chaosOn || ready.length === 0) continue;
           const victim = ready[Math.floor(random() * ready.length)]!;
           live.splice(live.indexOf(victim), 1);
+          const readyAt = victim.times[victim.lines.findIndex((l) => /^worker .*: taking runs/.test(l))]!;
+          console.info(`kill ${victim.pid}: ready after ${readyAt - victim.startedAt} ms, for ${Date.now() - readyAt} ms, ${victim.lines.filter((l) => /^run /.test(l)).length} outcomes`);
           victim.signal('SIGKILL');
           await victim.exited;
           kills += 1;
@@ -205,8 +211,39 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
           runs.set(await queue.start(s.graph, { input: s.message, metadata: scenarioMetadata(s) }), s);
           if (FULL) await new Promise((r) => setTimeout(r, FEED_MS / total));
         }
-        await settle(store, queue, runs, FULL ? 1_800_000 : 240_000).catch((error: Error) => {
-          throw new Error(`${error.message}\n${workers.map((w) => `worker ${w.pid}:\n  ${w.lines.slice(-15).join('\n  ')}`).join('\n')}`);
+        await settle(store, queue, runs, FULL ? envNumber('SWITCHBOARD_CHAOS_SETTLE_MS', 1_800_000) : 240_000).catch(async (error: Error) => {
+          const { Redis } = await import('ioredis');
+          const r = new Redis(redis.url);
+          const pre = `bull:${queue.name}:`;
+          const dump = [`wait ${await r.llen(pre + 'wait')}: ${(await r.lrange(pre + 'wait', 0, 10)).join(' ')}`, `active ${await r.llen(pre + 'active')}: ${(await r.lrange(pre + 'active', 0, 10)).join(' ')}`];
+          for (const z of ['delayed', 'prioritized', 'waiting-children', 'completed', 'failed']) dump.push(`${z} ${await r.zcard(pre + z)}: ${(await r.zrange(pre + z, 0, 10)).join(' ')}`);
+          dump.push(`stalled: ${(await r.smembers(pre + 'stalled')).join(' ')}`);
+          dump.push(`keys: ${(await r.keys(pre + '*')).filter((k) => !/[0-9a-f]{8}-/.test(k)).join(' ')}`);
+          const lists = { wait: await r.lrange(pre + 'wait', 0, -1), active: await r.lrange(pre + 'active', 0, -1), delayed: await r.zrange(pre + 'delayed', 0, -1), wc: await r.zrange(pre + 'waiting-children', 0, -1) };
+          const where = (id: string) => Object.entries(lists).filter(([, ids]) => ids.includes(id)).map(([k]) => k).join('+') || 'nowhere';
+          for (const [runId] of runs) {
+            const record = await store.getRun(runId);
+            if (record === null || FINISHED_STATUSES.has(record.status)) continue;
+            const queued = (record.snapshot as { context?: { waiting?: { queued?: { runs: { runId: string }[] } } } }).context?.waiting?.queued;
+            if (record.status === 'waiting' && queued === undefined) continue;
+            dump.push(`${runId} ${record.status} v${record.version} owner ${record.owner}`);
+            for (const key of (await r.keys(`${pre}${runId}*`)).sort()) {
+              const id = key.slice(pre.length);
+              if (/:(lock|processed|dependencies|failed|unsuccessful|logs)$/.test(id)) {
+                dump.push(`   ${id} (${await r.type(key)})`);
+                continue;
+              }
+              const h = await r.hgetall(key);
+              dump.push(`   job ${id} in ${where(id)}: ${JSON.stringify({ processedOn: h.processedOn, finishedOn: h.finishedOn, failedReason: h.failedReason, atm: h.atm, stc: h.stc, parentKey: h.parentKey })}`);
+            }
+            for (const child of queued?.runs ?? []) {
+              const c = await store.getRun(child.runId);
+              dump.push(`   child ${child.runId}: ${c?.status} v${c?.version} owner ${c?.owner}`);
+            }
+          }
+          r.disconnect();
+          console.info(dump.join('\n'));
+          throw new Error(`${error.message}\n${dump.join('\n')}\n${workers.map((w) => `worker ${w.pid}:\n  ${w.lines.slice(-15).join('\n  ')}`).join('\n')}`);
         });
       } finally {
         chaosOn = false;
