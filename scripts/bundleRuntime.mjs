@@ -7,7 +7,7 @@
 // Dependencies stay external (one copy of zod, xstate … with the user's code too).
 // tsc's dist/src, dist/machines and dist/specialists stay: the declarations the types point at,
 // the modules the bundle is made of, and the report server's process (spawned from its module).
-// esbuild runs through tsx, a dependency of the package, which requires it.
+// esbuild is pinned in devDependencies (tsx, a dependency of the package, requires the same version).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { build } from 'esbuild';
