@@ -1,15 +1,12 @@
-import { createActor, type ActorScope, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import type { ActorScope, AnyActorLogic, AnyActorRef } from 'xstate';
 import type { GraphMachineContext, GraphMachineOutput, QueuedSpecialist, WaitingInfo } from '../graph/GraphMachineContext.js';
 import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
-import { directMachine, specOf, type GraphMachine } from '../graph/compileMachine.js';
-import { withDirectNode } from '../graph/durable/persistedSnapshot.js';
-import { newSpanId } from '../trace/TraceContext.js';
 import { describeThrown, serializeError, type SerializedError } from '../errors/SwitchboardError.js';
 import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinEvent, JoinSnapshot } from './JoinState.js';
 import { endedResult, isFailure, resultOf, summarize, taskLabel, type ResultConfig } from './taskResults.js';
 import type { TaskResult } from './CoordinatorTask.js';
-import { specialistRunId, type SpecialistTask } from '../graph/SpecialistRuns.js';
+import { createSpecialistActor, specialistRunIdOf } from './createSpecialistActor.js';
 
 /** What the join needs from its coordinator: the specialist machines, the results' shape and the policy. */
 export interface JoinConfig extends ResultConfig {
@@ -53,65 +50,15 @@ export class JoinSteps {
   }
 
   #runIdOf(index: number): string {
-    const ctx = this.#ctx;
-    // A specialist on the queue is a stored run of its own, one per attempt.
-    if (ctx.remote) return specialistRunId(ctx.parentRunId, ctx.step, index, ctx.slots[index]!.attempt);
-    return `${ctx.parentRunId}/${taskLabel(ctx.tasks[index]!.kind, index)}`;
-  }
-
-  #childId(index: number): string {
-    const attempt = this.#ctx.slots[index]!.attempt;
-    return `${this.#ctx.nodeId}/${taskLabel(this.#ctx.tasks[index]!.kind, index)}${attempt > 1 ? `~${attempt}` : ''}`;
+    return specialistRunIdOf(this.#ctx, index);
   }
 
   /** Creates the specialist actor of a task (from its persisted snapshot when restoring); not started. */
   create(index: number, persisted?: { id: string; snapshot: unknown }): AnyActorRef {
-    const ctx = this.#ctx;
-    const task = ctx.tasks[index]!;
-    // A run held in memory from its start runs its specialists' nodes directly; a stored one keeps
-    // the invoking machines, whose persisted snapshots re-run a node in flight on restore.
-    const machine = this.#config.machines[task.kind]!;
-    const logic = persisted === undefined && this.#runtime.direct ? directMachine(specOf(machine)) : machine;
-    const live = this.#snapshot.live;
-    const id = persisted?.id ?? this.#childId(index);
-    const label = taskLabel(task.kind, index);
-    if (ctx.remote) {
-      const input: SpecialistTask = {
-        runId: this.#runIdOf(index),
-        parentRunId: ctx.parentRunId,
-        nodeId: ctx.nodeId,
-        index,
-        attempt: ctx.slots[index]!.attempt,
-        kind: task.kind,
-        input: task.input,
-        state: ctx.shared === '{}' ? {} : (JSON.parse(ctx.shared) as Record<string, unknown>),
-        trace: { traceId: ctx.trace.traceId, spanId: newSpanId(), parentSpanId: ctx.trace.parentSpanId, path: `${ctx.trace.path}/${label}` },
-      };
-      const remote =
-        persisted === undefined
-          ? createActor(this.#config.remote, { id, parent: this.#scope.self, input })
-          : createActor(this.#config.remote, { id, parent: this.#scope.self, snapshot: persisted.snapshot as never });
-      live.refs[index] = remote;
-      live.ids.set(id, index);
-      return remote;
-    }
-    const ref =
-      persisted === undefined
-        ? createActor(logic, {
-            id,
-            parent: this.#scope.self,
-            input: {
-              request: { input: task.input },
-              runId: this.#runIdOf(index),
-              // Each specialist gets its own copy of the shared keys (none shared: a fresh empty state).
-              state: ctx.shared === '{}' ? {} : (JSON.parse(ctx.shared) as Record<string, unknown>),
-              trace: { traceId: ctx.trace.traceId, spanId: newSpanId(), parentSpanId: ctx.trace.parentSpanId, path: `${ctx.trace.path}/${label}` },
-            },
-          })
-        : // A specialist persisted by a direct machine has no child entry for its node in flight: put it back so restoring runs the node again.
-          createActor(logic, { id, parent: this.#scope.self, snapshot: withDirectNode(machine as GraphMachine, persisted.snapshot) as never });
-    live.refs[index] = ref;
-    live.ids.set(id, index);
+    const source = { ctx: this.#ctx, machines: this.#config.machines, remote: this.#config.remote, parent: this.#scope.self, direct: this.#runtime.direct };
+    const { id, ref } = createSpecialistActor(source, index, persisted);
+    this.#snapshot.live.refs[index] = ref;
+    this.#snapshot.live.ids.set(id, index);
     return ref;
   }
 
