@@ -5,6 +5,8 @@ import { StateModel } from '../state/StateModel.js';
 import { WorkflowContext, type Journal } from './WorkflowContext.js';
 import type { EngineEvent, EventEnvelope, ForkLink, WorkflowEvent } from './WorkflowEvent.js';
 import { systemClock, type Clock } from './RunOptions.js';
+import { guardClock } from './guardClock.js';
+import { EventTime } from './EventTime.js';
 import type { SwitchboardError } from '../errors/SwitchboardError.js';
 import { newTraceContext, type TraceContext } from '../trace/TraceContext.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
@@ -280,58 +282,6 @@ export class RunRuntime {
   /** The bound context, if any node has run or `bind` was called. */
   get context(): WorkflowContext | null {
     return this.#context;
-  }
-}
-
-/**
- * A checked clock: the first time `now()` throws or returns something other than a finite number,
- * `onFail` is told and the system clock is used from then on.
- */
-export function guardClock(clock: Clock, onFail: (thrown: unknown, problem?: string) => void): Clock {
-  let failed = false;
-  const fallBack = (thrown: unknown, problem?: string): number => {
-    failed = true;
-    onFail(thrown, problem);
-    return systemClock.now();
-  };
-  return {
-    now: () => {
-      if (failed) return systemClock.now();
-      let time: unknown;
-      try {
-        time = clock.now();
-      } catch (error) {
-        return fallBack(error);
-      }
-      if (typeof time === 'number' && Number.isFinite(time)) return time;
-      return fallBack(time, `clock.now() returned ${typeof time === 'number' ? String(time) : `a ${typeof time}`}`);
-    },
-  };
-}
-
-/** The time of one event: the clock is read once, on the first request, so the light path can skip it. */
-class EventTime {
-  #clock: Clock = systemClock;
-  #at = 0;
-  #read = false;
-
-  /** Starts a new event's time: `at` when the caller already read the clock for it, else read on request. */
-  begin(clock: Clock, at?: number): void {
-    this.#clock = clock;
-    if (at === undefined) {
-      this.#read = false;
-    } else {
-      this.#at = at;
-      this.#read = true;
-    }
-  }
-
-  now(): number {
-    if (!this.#read) {
-      this.#at = this.#clock.now();
-      this.#read = true;
-    }
-    return this.#at;
   }
 }
 

@@ -6,7 +6,7 @@ import type { ResumeOptions } from './DurableOptions.js';
 import { ownerMayBeAlive } from './owner.js';
 import { resumeRun } from './resumeRun.js';
 import { systemClock } from '../RunOptions.js';
-import { guardClock } from '../RunRuntime.js';
+import { guardClock } from '../guardClock.js';
 
 /** What `recover()` did with one run. */
 export type RecoveryOutcome =
