@@ -26,15 +26,18 @@ export function findRedisServer(): string | null {
 /** Why the queue tests skip on this machine, or null when they run. */
 export const REDIS_MISSING: string | null = findRedisServer() === null ? `no redis-server on this machine; install Redis with: ${INSTALL_REDIS}` : null;
 
-/** A throwaway Redis on a free loopback port: no persistence, stopped by its pid. */
+/** A throwaway Redis on a free loopback port, stopped by its pid. */
 export interface TestRedis {
   url: string;
   port: number;
   pid: number;
   /** Stops the server (SIGTERM by pid; SIGKILL with `kill`), waiting until it is gone. */
   stop(options?: { kill?: boolean }): Promise<void>;
-  /** Starts it again on the same port (its data is gone: it keeps none). */
-  restart(): Promise<void>;
+  /**
+   * SIGKILLs it, leaves the port closed `downMs` (default 0), and starts it again on the same port:
+   * empty without persistence, from its append-only file with `appendonly`.
+   */
+  restart(options?: { downMs?: number }): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -76,8 +79,12 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-/** Starts `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile F`. */
-export async function startTestRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile F`.
+ * `appendonly`: with an append-only file fsynced every second (Redis's default for it), as an
+ * operator runs Redis that must survive a restart; a SIGKILL then loses at most the last second.
+ */
+export async function startTestRedis(options: { appendonly?: boolean } = {}): Promise<TestRedis> {
   const binary = findRedisServer();
   if (binary === null) throw new Error(REDIS_MISSING!);
   const dir = mkdtempSync(join(tmpdir(), 'sb-redis-'));
@@ -86,7 +93,7 @@ export async function startTestRedis(): Promise<TestRedis> {
   let pid = 0;
   const launch = async () => {
     rmSync(pidfile, { force: true });
-    execFileSync(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--pidfile', pidfile, '--dir', dir, '--logfile', join(dir, 'redis.log')]);
+    execFileSync(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', options.appendonly === true ? 'yes' : 'no', '--appendfsync', 'everysec', '--daemonize', 'yes', '--pidfile', pidfile, '--dir', dir, '--logfile', join(dir, 'redis.log')]);
     await until('no pidfile', () => existsSync(pidfile) && readFileSync(pidfile, 'utf8').trim() !== '');
     pid = Number(readFileSync(pidfile, 'utf8').trim());
     await until('not accepting connections', () => accepts(port));
@@ -116,8 +123,9 @@ export async function startTestRedis(): Promise<TestRedis> {
       process.off('exit', killOnExit);
       rmSync(dir, { recursive: true, force: true });
     },
-    restart: async () => {
+    restart: async ({ downMs = 0 } = {}) => {
       await stop({ kill: true });
+      await new Promise((r) => setTimeout(r, downMs));
       await launch();
     },
   };
