@@ -129,7 +129,7 @@ export { humanNode, isHumanNode, type HumanNode, type HumanNodeOptions, type Rep
 /** A node whose implementation is loaded (e.g. with a dynamic import) the first time it runs; the graph's shape needs none of it. */
 export { lazyNode } from './graph/lazyNode.js';
 /** A node that runs with the model its run chose (the run's state key `model`), built once per model of a catalog. */
-export { modelNode, RUN_MODEL_KEY } from './graph/modelNode.js';
+export { modelNode, modelNamesOf, RUN_MODEL_KEY } from './graph/modelNode.js';
 /** The human node a waiting run (or the specialist it waits for) waits at, from its persisted snapshot. */
 export { waitingHuman, type WaitingHuman } from './graph/waitingHuman.js';
 /** Continues a stored run: with a reply when it waits, without one when it was interrupted. */
@@ -295,6 +295,10 @@ export { createModelFromEnv, DEFAULT_MODEL, type ModelFromEnvOptions } from './m
 export { modelsFromEnv, OFFLINE_MODEL_NAME } from './model/modelsFromEnv.js';
 /** Named models a run may choose from; the first is the default. */
 export { ModelCatalog, type ModelEntry } from './model/ModelCatalog.js';
+/** Checks a run's chosen model against the graphs module's `models` and the graph's own (`--model`, `POST /api/runs` `model`). */
+export { checkModelChoice } from './model/checkModelChoice.js';
+/** A run named a model that is not offered (`unknown_model`), or one where no model choice is offered (`model_not_offered`). */
+export { ModelChoiceError, type ModelChoiceErrorCode } from './errors/ModelChoiceError.js';
 /** Default time and retry limits of model calls, and the parser of their environment variables. */
 export {
   DEFAULT_MODEL_TIMEOUT_MS,

@@ -3,6 +3,7 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { InputError } from '../input/InputError.js';
 import { UsageError } from '../errors/UsageError.js';
+import { ModelChoiceError } from '../errors/ModelChoiceError.js';
 import { EXIT } from './exitCodes.js';
 // Type only: the schema module loads zod, which `--version` and usage errors must not.
 import type { ErrorJson } from '../json/ErrorJson.js';
@@ -16,9 +17,9 @@ export interface ErrorReportOptions {
   err: (line: string) => void;
 }
 
-/** Errors that mean the command line was wrong: a bad flag or input, a graphs module that does not load. */
+/** Errors that mean the command line was wrong: a bad flag or input, a model not offered, a graphs module that does not load. */
 function isUsageError(error: unknown): boolean {
-  return error instanceof InputError || error instanceof UsageError || error instanceof GraphDefinitionError || (error instanceof CommanderError && error.exitCode !== 0);
+  return error instanceof InputError || error instanceof UsageError || error instanceof ModelChoiceError || error instanceof GraphDefinitionError || (error instanceof CommanderError && error.exitCode !== 0);
 }
 
 /** The message on one line: a multi-line message (a zod report, a server's text) is joined. */

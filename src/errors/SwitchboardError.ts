@@ -53,6 +53,9 @@ export const SWITCHBOARD_ERROR_CODES = [
   'invalid_breakpoint',
   'invalid_input',
   'invalid_tasks',
+  // A run's chosen model: a name not offered (the message lists the known ones), or no choice to make (ModelChoiceError).
+  'unknown_model',
+  'model_not_offered',
   // Transition analytics: a record that is not a TransitionRecord, a chain that never ends.
   'invalid_transition_record',
   'chain_not_absorbing',

@@ -12,6 +12,11 @@ export interface RunnableGraph {
   stream(input: string | AgentRequest, options?: RunOptions): AsyncIterable<WorkflowEvent>;
   toMachine(): GraphMachine;
   /**
+   * The model names a run may choose (`request.metadata.model`, `--model`): those of the graph's
+   * `modelNode`s, the default first. Absent or empty: the graph offers no model choice.
+   */
+  readonly models?: readonly string[];
+  /**
    * Called by `RunManager` and `recoverRuns` after a leg that left the run waiting (and for each
    * waiting run when recovering), so a front end can watch that wait (a typed workflow's HumanGate
    * deadline). Optional; graphs have none.

@@ -13,6 +13,7 @@ import type { WorkflowContext } from './WorkflowContext.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { checkGraphOptions, checkNode, checkNodeId } from './checkDefinition.js';
 import { StateModel } from '../state/StateModel.js';
+import { modelNamesOf } from './modelNode.js';
 import type { StateSpec } from '../state/StateSpec.js';
 import type { NodeContext } from '../state/TypedContext.js';
 
@@ -99,6 +100,16 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
   /** The graph's name. */
   get name(): string {
     return this.#def.name;
+  }
+
+  /**
+   * The models a run of this graph may choose: the names of the catalogs of its `modelNode`s, the
+   * default first; empty when no node runs on a chosen model (a chosen model would be ignored).
+   */
+  get models(): string[] {
+    const names = new Set<string>();
+    for (const node of this.#def.nodes.values()) for (const name of modelNamesOf(node) ?? []) names.add(name);
+    return [...names];
   }
 
   /** Adds a node: an `AgentNode` object or a function `(ctx, request) => result | string | null`. */

@@ -10,6 +10,16 @@ import { isCompilableNode } from './CompilableNode.js';
 /** The state key a run's chosen model name is read from (see {@link modelNode}). */
 export const RUN_MODEL_KEY = 'model';
 
+/** Where a node made by {@link modelNode} keeps its catalog's names (read by {@link modelNamesOf}). */
+const MODEL_NAMES = Symbol.for('switchboard.modelNames');
+
+/** The model names a node made by {@link modelNode} may run on (its catalog's, the default first); undefined for any other node. */
+export function modelNamesOf(node: unknown): readonly string[] | undefined {
+  if ((typeof node !== 'object' && typeof node !== 'function') || node === null) return undefined;
+  const names = (node as { [MODEL_NAMES]?: unknown })[MODEL_NAMES];
+  return Array.isArray(names) ? (names as string[]) : undefined;
+}
+
 /**
  * A node that runs with the model its run chose: each execution reads the model name from the
  * run's state (`model`, see {@link RUN_MODEL_KEY}; absent: the catalog's default), and runs the
@@ -41,8 +51,9 @@ export function modelNode<C extends WorkflowContext = WorkflowContext>(name: str
     }
     return node;
   };
-  return {
+  const chosen: AgentNode<C> & { [MODEL_NAMES]: readonly string[] } = {
     name,
+    [MODEL_NAMES]: catalog.names,
     execute(ctx: C, request): NodeOutput | Promise<NodeOutput> {
       const node = nodeFor(ctx);
       return typeof node === 'function' ? node(ctx, request) : node.execute(ctx, request);
@@ -53,4 +64,5 @@ export function modelNode<C extends WorkflowContext = WorkflowContext>(name: str
       return typeof node.executeStream === 'function' ? node.executeStream(ctx, request, emit) : node.execute(ctx, request);
     },
   };
+  return chosen;
 }

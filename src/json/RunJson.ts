@@ -4,6 +4,7 @@ import type { ForkLink } from '../graph/WorkflowEvent.js';
 import { StoredRunStatus } from '../persistence/RunStore.js';
 import { redactForOutput } from '../trace/redact.js';
 import { JSON_SCHEMA_VERSION } from './jsonSchemaVersion.js';
+import { RunModel, modelOf } from './RunModel.js';
 
 /** A run status as a leg ends: the statuses of `WorkflowRun` (the stored ones but `queued`, `running` and `interrupted`). */
 const LegStatus = StoredRunStatus.exclude(['queued', 'running', 'interrupted']);
@@ -15,7 +16,7 @@ void legStatusesMatch;
 /**
  * A run as one leg left it (what `run`, `start`, `resume` and `recover` print with `--json`, and
  * what `POST /api/runs?wait=true` and `POST /api/runs/:id/resume?wait=true` answer): its status,
- * path, steps, answer, the shared state (redacted), the wait it stopped at and the error it ended with.
+ * path, steps, answer, the shared state (redacted), the model it ran on, the wait it stopped at and the error it ended with.
  */
 export const RunJson = z.object({
   schemaVersion: z.literal(JSON_SCHEMA_VERSION),
@@ -25,6 +26,7 @@ export const RunJson = z.object({
   steps: z.number().int().nonnegative(),
   outputText: z.string().nullable().describe('The answer (or, while waiting, what the run asks)'),
   state: z.record(z.string(), z.unknown()).describe('The shared state, secrets and image bytes removed'),
+  model: RunModel,
   waiting: z.looseObject({ nodeId: z.string(), reason: z.string() }).nullable().describe('Where the run waits for a reply (a specialist that waits is named too)'),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   budgetExceeded: z.looseObject({}).optional().describe('Which budget was spent, its limit and what was spent (status budget-exceeded)'),
@@ -49,6 +51,7 @@ export function toRunJson(run: WorkflowRun, forkOf?: ForkLink): RunJson {
     steps: run.steps,
     outputText: run.outputText,
     state,
+    model: modelOf(state),
     waiting: run.waiting ? { ...run.waiting } : null,
     error: run.error ? { code: run.error.code, message: run.error.message } : null,
     ...(run.budgetExceeded ? { budgetExceeded: run.budgetExceeded } : {}),

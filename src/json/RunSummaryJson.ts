@@ -3,10 +3,12 @@ import { readPath } from '../graph/PathLog.js';
 import { StoredRunStatus, type RunRecord } from '../persistence/RunStore.js';
 import { redactForOutput } from '../trace/redact.js';
 import { JSON_SCHEMA_VERSION } from './jsonSchemaVersion.js';
+import { RunModel, modelOf } from './RunModel.js';
 
 /**
  * A stored run as a list shows it (`runs --json`, `GET /api/runs`, a cancel's answer): its graph,
- * status, where it stands, what it answered, waits for or failed with, and the input it started with.
+ * status, where it stands, what it answered, waits for or failed with, the input it started with
+ * and the model it runs on.
  */
 export const RunSummaryJson = z.object({
   schemaVersion: z.literal(JSON_SCHEMA_VERSION),
@@ -22,6 +24,7 @@ export const RunSummaryJson = z.object({
   createdAt: z.number().describe('ms since the epoch'),
   updatedAt: z.number().describe('ms since the epoch'),
   input: z.string().nullable().describe('The input the run started with (images and secrets redacted)'),
+  model: RunModel,
   parentRunId: z.string().nullable().describe('For a fork: the run it was forked from'),
   forkedAt: z.number().int().nullable().describe('For a fork: the step of the parent it was forked at'),
 });
@@ -95,6 +98,7 @@ export function runSummary(record: RunRecord, first?: Record<string, unknown>, p
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     input: inputOf(context, firstInput),
+    model: modelOf(context.state),
     parentRunId: parent?.runId ?? null,
     forkedAt: parent?.step ?? null,
   };

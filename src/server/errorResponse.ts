@@ -6,6 +6,9 @@ import { errorJson } from '../json/ErrorJson.js';
 const RUN_STATE_STATUS: Record<string, number> = {
   // An input refused before anything ran (an InputError): the caller's to fix, as a body that does not parse.
   invalid_input: 400,
+  // A chosen model that is not offered, or no model choice to make (a ModelChoiceError).
+  unknown_model: 400,
+  model_not_offered: 400,
   run_not_found: 404,
   run_not_waiting: 409,
   run_finished: 409,

@@ -23,6 +23,7 @@ import { mountAnalyticsRoute } from './mountAnalyticsRoute.js';
 import { wholeNumber } from '../input/wholeNumber.js';
 import { RunSearchText } from '../input/RunSearchText.js';
 import { faultNames } from '../input/faultNames.js';
+import { checkModelChoice } from '../model/checkModelChoice.js';
 
 function emptyToUndefined(value: unknown): unknown {
   return value === '' ? undefined : value;
@@ -107,7 +108,11 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
 
   app.get('/api/health', (c) => c.json({ ok: true, activeLegs: runs.activeLegs, subscribers: runs.hub.subscriberCount, pausedSubscribers: runs.hub.pausedCount }));
 
-  app.get('/api/graphs', (c) => c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name })), faults: [...ctx.faults], models: [...ctx.models] }));
+  // Each graph lists the offered models it runs on (none for a graph with no modelNode: a start naming one is refused).
+  const modelsOf = (graph: { models?: readonly string[] }) => ctx.models.filter((m) => graph.models?.includes(m) === true);
+  app.get('/api/graphs', (c) =>
+    c.json({ default: runs.defaultGraph ?? null, graphs: runs.graphs.map((g) => ({ name: g.name, models: modelsOf(g) })), faults: [...ctx.faults], models: [...ctx.models] }),
+  );
 
   app.get('/api/graphs/:name/definition', (c) => c.json(machineDefinition(runs.graph(c.req.param('name')).toMachine())));
 
@@ -132,10 +137,8 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   app.post('/api/runs', async (c) => {
     const body = await readBody(c, StartRunBody, 'POST /api/runs expects { message, graph?, image?: { mediaType, base64 }, budget?: { maxCost?, maxTokens?, maxIterations?, maxDuration? }, faults?: string[], model?, breakpoints? }');
     const faults = body.faults === undefined ? [] : parseQuery(faultNames(ctx.faults), body.faults, 'POST /api/runs faults');
-    if (body.model !== undefined && !ctx.models.includes(body.model)) {
-      const known = ctx.models.length === 0 ? 'none: the graphs module offers no model choice (export `models`)' : ctx.models.join(', ');
-      throw new ServerError(`POST /api/runs model: unknown model ${JSON.stringify(body.model)}; known models: ${known}`, { code: 'bad_request' });
-    }
+    // A model the server does not offer, or one the graph would ignore, is refused before anything is stored.
+    if (body.model !== undefined) checkModelChoice(body.model, ctx.models, runs.graph(body.graph), 'POST /api/runs model');
     const request = toRunRequest(body);
     // Injected faults and the chosen model travel as request metadata, beside the image (as `--fault` and scenarios send faults).
     const extra = { ...(faults.length === 0 ? {} : { faults: [...new Set(faults)] }), ...(body.model === undefined ? {} : { model: body.model }) };

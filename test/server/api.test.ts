@@ -88,7 +88,7 @@ describe('workbench API', () => {
     expect(approval.humanNodes).toEqual(['human']);
     expect(approval.states.find((s: { nodeId: string }) => s.nodeId === 'human')).toMatchObject({ kind: 'human', states: ['waiting', 'routing'] });
     expect(approval.states.filter((s: { kind: string }) => s.kind === 'final').map((s: { key: string }) => s.key)).toEqual(['completed', 'maxSteps', 'failed', 'cancelled', 'budgetExceeded']);
-    expect((await wb.json('/api/graphs')).body).toEqual({ default: 'refund-approval', graphs: [{ name: 'refund-approval' }, { name: 'approval' }, { name: 'lookup-loop' }], faults: [], models: [] });
+    expect((await wb.json('/api/graphs')).body).toEqual({ default: 'refund-approval', graphs: [{ name: 'refund-approval', models: [] }, { name: 'approval', models: [] }, { name: 'lookup-loop', models: [] }], faults: [], models: [] });
   });
 
   it('answers bad bodies with 400 and a message naming each wrong field', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorJson, RunDetailJson, modelsFromEnv, type ModelCatalog } from '../../src/index.js';
+import { ErrorJson, RunDetailJson, RunJson, RunSummaryJson, modelsFromEnv, type ModelCatalog } from '../../src/index.js';
 import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { scenarios } from '../../machines/scenarios.js';
@@ -42,6 +42,11 @@ async function start(body: Record<string, unknown>) {
 describe('POST /api/runs model', () => {
   it('lists the models a start may choose, the default first', async () => {
     expect((await wb.json('/api/graphs')).body.models).toEqual(['gpt-test', 'gpt-test-large', 'offline']);
+    // Each graph lists the models it runs on: none for a graph with no modelNode.
+    expect((await wb.json('/api/graphs')).body.graphs).toEqual([
+      { name: 'customer-service', models: ['gpt-test', 'gpt-test-large', 'offline'] },
+      { name: 'lookup-loop', models: [] },
+    ]);
     expect((await bare.json('/api/graphs')).body.models).toEqual([]);
   });
 
@@ -72,17 +77,36 @@ describe('POST /api/runs model', () => {
 
   it('refuses a model the server does not offer, naming the known ones, and stores nothing', async () => {
     const before = (await wb.json('/api/runs?limit=500')).body.length;
-    for (const [server, known] of [
-      [wb, 'known models: gpt-test, gpt-test-large, offline'],
-      [bare, 'known models: none'],
-    ] as const) {
-      const refused = await server.json('/api/runs', { method: 'POST', json: { message: 'hi', model: 'gpt-5-imaginary' } });
-      expect(refused.status).toBe(400);
-      const error = ErrorJson.parse(refused.body).error;
-      expect(error.code).toBe('bad_request');
-      expect(error.message).toContain('unknown model "gpt-5-imaginary"');
-      expect(error.message).toContain(known);
-    }
+    const refused = await wb.json('/api/runs', { method: 'POST', json: { message: 'hi', model: 'gpt-5-imaginary' } });
+    expect(refused.status).toBe(400);
+    const error = ErrorJson.parse(refused.body).error;
+    expect(error.code).toBe('unknown_model');
+    expect(error.message).toBe('POST /api/runs model: unknown model "gpt-5-imaginary"; known models: gpt-test, gpt-test-large, offline');
     expect((await wb.json('/api/runs?limit=500')).body.length).toBe(before);
   });
+
+  it('refuses a model where there is no choice to make, instead of ignoring it: a server offering no models, a graph with no modelNode', async () => {
+    const before = (await wb.json('/api/runs?limit=500')).body.length;
+    const none = await bare.json('/api/runs', { method: 'POST', json: { message: 'hi', model: 'offline' } });
+    expect(none.status).toBe(400);
+    expect(ErrorJson.parse(none.body).error).toMatchObject({ code: 'model_not_offered', message: expect.stringContaining('the graphs module offers no model to choose') });
+    // The server offers `offline`, but the lookup-loop graph runs no node on a chosen model: the name would go nowhere.
+    const ignored = await wb.json('/api/runs', { method: 'POST', json: { message: 'hi', graph: 'lookup-loop', model: 'offline' } });
+    expect(ignored.status).toBe(400);
+    expect(ErrorJson.parse(ignored.body).error).toMatchObject({ code: 'model_not_offered', message: expect.stringContaining('graph "lookup-loop" runs no node on a chosen model') });
+    expect((await wb.json('/api/runs?limit=500')).body.length).toBe(before);
+    expect((await bare.json('/api/runs?limit=500')).body).toEqual([]);
+  });
+
+  it('carries the model in the run JSON: the finished leg, the stored run and the run list', async () => {
+    const started = await wb.json('/api/runs?wait=true', { method: 'POST', json: { message: RETURN_QUESTION, model: 'offline' } });
+    const leg = RunJson.parse(started.body);
+    expect(leg.model).toBe('offline');
+    expect(RunDetailJson.parse((await wb.json(`/api/runs/${leg.runId}`)).body).model).toBe('offline');
+    const listed = RunSummaryJson.array().parse((await wb.json('/api/runs?limit=500')).body);
+    expect(listed.find((r) => r.runId === leg.runId)?.model).toBe('offline');
+    // A graph with no model choice records none.
+    const plain = RunJson.parse((await wb.json('/api/runs?wait=true', { method: 'POST', json: { message: 'hi', graph: 'lookup-loop' } })).body);
+    expect(plain.model).toBeNull();
+  }, 60_000);
 });

@@ -52,7 +52,8 @@ async function startFromForm(graph: string, message: string, options: { budget?:
   await page.selectOption('#graph-select', graph);
   await page.fill('#message', message);
   if (!(await page.locator('.run-options').evaluate((d) => (d as unknown as { open: boolean }).open))) await page.click('.run-options summary');
-  await page.selectOption('#model-select', options.model ?? 'gpt-test');
+  // The model select is there only for a graph that runs on a chosen model.
+  if (options.model !== undefined || (await page.isVisible('#model-select'))) await page.selectOption('#model-select', options.model ?? 'gpt-test');
   for (const key of ['maxCost', 'maxTokens', 'maxIterations', 'maxDuration']) await page.fill(`#budget-${key}`, options.budget?.[key] ?? '');
   for (const name of faults) await page.setChecked(`#faults input[value="${name}"]`, options.faults?.includes(name) ?? false);
   const before = await page.textContent('#run-id');
@@ -105,6 +106,18 @@ describe('the start form', () => {
     expect(sent.length).toBeGreaterThan(0);
     expect(new Set(sent.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
     await page.waitForFunction(`document.querySelector('#run-model').textContent === 'model gpt-test'`);
+  }, 60_000);
+
+  it('offers the model select only for a graph that runs on a chosen model, so a start of another graph sends none (the API would refuse it)', async () => {
+    await page.selectOption('#graph-select', 'lookup-loop');
+    if (!(await page.locator('.run-options').evaluate((d) => (d as unknown as { open: boolean }).open))) await page.click('.run-options summary');
+    await page.waitForSelector('#model-select', { state: 'hidden' });
+    const run = await startFromForm('lookup-loop', 'check the order', {});
+    expect(await page.isHidden('#start-error')).toBe(true);
+    expect(run.state['model']).toBeUndefined();
+    await page.selectOption('#graph-select', 'customer-service');
+    await page.waitForSelector('#model-select', { state: 'visible' });
+    expect(await page.locator('#model-select option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['gpt-test', 'offline']);
   }, 60_000);
 
   it('shows the API\'s refusal of a budget that is not a whole number and starts nothing', async () => {

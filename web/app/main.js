@@ -68,6 +68,8 @@ async function showGraph(graph) {
   if (state.shownGraph === graph) return;
   if (!definitions.has(graph)) definitions.set(graph, await api.definition(graph));
   state.shownGraph = graph;
+  // The model select offers what this graph runs on; hidden for a graph with no model choice (a model sent for it is refused).
+  runOptions.setModels(state.graphs.find((g) => g.name === graph)?.models ?? []);
   state.update = renderGraph($('graph'), definitions.get(graph), (nodeId) => {
     state.selected = nodeId;
     render(timeline.position());
@@ -229,8 +231,7 @@ async function init() {
   // A deep link (#run=…) or a reload opens at the top, with the run header in view.
   history.scrollRestoration = 'manual';
   window.scrollTo({ top: 0 });
-  const { graphs, default: byDefault, faults, models } = await api.listGraphs();
-  runOptions.setModels(models ?? []);
+  const { graphs, default: byDefault, faults } = await api.listGraphs();
   runOptions.setFaults(faults ?? []);
   state.graphs = graphs;
   state.defaultGraph = byDefault;

@@ -17,6 +17,8 @@ import { ToolBudget } from '../../input/ToolBudget.js';
 import { faultNames } from '../../input/faultNames.js';
 import { readImageFile } from '../../input/readImageFile.js';
 import { findGraph } from './findGraph.js';
+import { checkModelChoice } from '../../model/checkModelChoice.js';
+import { MODEL_OPTION_HELP } from '../runMetadata.js';
 import { toRunJson } from '../../json/RunJson.js';
 import { BUDGET_OPTION_HELP, budgetFromFlags, type BUDGET_FLAGS } from '../../input/RunBudgetInput.js';
 import type { BudgetOptions } from '../../budget/Budget.js';
@@ -51,11 +53,12 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
     .option('--graph <name>', 'the graph to run')
     .option('--image <file>', 'attach a picture')
     .option('--fault <name>', 'inject a fault the graphs module declares (customer-service: retrieval_gap, tool_timeout, review_rework); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
-    .option('--tool-budget <n>', 'tool rounds allowed in the order loop (1 to 20)');
+    .option('--tool-budget <n>', 'tool rounds allowed in the order loop (1 to 20)')
+    .option('--model <name>', MODEL_OPTION_HELP);
   for (const [flag, help] of BUDGET_OPTION_HELP) runCommand.option(flag, help);
   runCommand
     .option('--json', 'print the run as JSON instead of the trace')
-    .action(async (text: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; json?: boolean } & BudgetFlags) => {
+    .action(async (text: string, opts: { graph?: string; image?: string; fault: string[]; toolBudget?: string; model?: string; json?: boolean } & BudgetFlags) => {
       // Every input is checked before the store is opened: a refused command stores nothing.
       const module = await cli.graphsModule();
       const message = parseInput(MessageText, text);
@@ -63,8 +66,10 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       const toolBudget = opts.toolBudget === undefined ? undefined : parseInput(ToolBudget, opts.toolBudget, '--tool-budget');
       const budget = budgetFromFlags(opts);
       const image = opts.image === undefined ? undefined : (await readImageFile(opts.image)).path;
-      const graph = findGraph(module.graphs, opts.graph).name;
-      const metadata = runMetadata({ ...(image ? { image } : {}), faults, ...(toolBudget !== undefined ? { toolBudget } : {}) });
+      const found = findGraph(module.graphs, opts.graph);
+      if (opts.model !== undefined) checkModelChoice(opts.model, module.models, found, '--model');
+      const graph = found.name;
+      const metadata = runMetadata({ ...(image ? { image } : {}), faults, ...(toolBudget !== undefined ? { toolBudget } : {}), ...(opts.model === undefined ? {} : { model: opts.model }) });
       const runs = await cli.runs();
       const run = await runTraced(runs, graph, message, metadata, opts.json ? null : cli.out, budget);
       cli.setExitCode(exitCodeFor(run.status));

@@ -17,6 +17,8 @@ import { RunSearchText } from '../../input/RunSearchText.js';
 import { ReplyValue } from '../../input/ReplyValue.js';
 import { wholeNumber } from '../../input/wholeNumber.js';
 import { findGraph } from './findGraph.js';
+import { checkModelChoice } from '../../model/checkModelChoice.js';
+import { MODEL_OPTION_HELP } from '../runMetadata.js';
 import { checkpointingStepRunner } from '../../steps/checkpointingStepRunner.js';
 import { BUDGET_OPTION_HELP, budgetFromFlags, type BUDGET_FLAGS } from '../../input/RunBudgetInput.js';
 
@@ -66,14 +68,20 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     .description('start a stored run of a graph (see --graphs) with a text input; with SWITCHBOARD_REDIS_URL it is queued for a worker and its id printed at once')
     .option('--checkpoint-steps', 'record each step in the store (checkpointingStepRunner), so `switchboard retry` can reuse the completed ones')
     .option('--break-before <node>', 'pause before this node runs (repeat it, or separate nodes with commas); go on with `switchboard resume <runId>`', collectNodes, [])
-    .option('--break-after <node>', 'pause after this node ran (repeat it, or separate nodes with commas)', collectNodes, []);
+    .option('--break-after <node>', 'pause after this node ran (repeat it, or separate nodes with commas)', collectNodes, [])
+    .option('--model <name>', MODEL_OPTION_HELP);
   for (const [flag, help] of BUDGET_OPTION_HELP) start.option(flag, help);
-  start.option('--json', 'print JSON').action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean; breakBefore: string[]; breakAfter: string[] } & Partial<Record<keyof typeof BUDGET_FLAGS, string>>) => {
-    const message = parseInput(MessageText, text);
+  start.option('--json', 'print JSON').action(async (graph: string, text: string, opts: { json?: boolean; checkpointSteps?: boolean; breakBefore: string[]; breakAfter: string[]; model?: string } & Partial<Record<keyof typeof BUDGET_FLAGS, string>>) => {
+    const input = parseInput(MessageText, text);
     const budget = budgetFromFlags(opts);
     const breaks = opts.breakBefore.length + opts.breakAfter.length === 0 ? {} : { breakpoints: { before: opts.breakBefore, after: opts.breakAfter } };
     const withBudget = { ...(budget === undefined ? {} : { budget }), ...breaks };
-    const name = findGraph(await cli.graphs(), graph).name;
+    const module = await cli.graphsModule();
+    const found = findGraph(module.graphs, graph);
+    if (opts.model !== undefined) checkModelChoice(opts.model, module.models, found, '--model');
+    // The chosen model travels as request metadata, as `run --model` and `POST /api/runs` send it.
+    const message = opts.model === undefined ? input : { input, metadata: { model: opts.model } };
+    const name = found.name;
     const queue = await cli.queue();
     if (queue !== null) {
       if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');

@@ -1,0 +1,31 @@
+import { ModelChoiceError } from '../errors/ModelChoiceError.js';
+import type { RunnableGraph } from '../graph/RunnableGraph.js';
+
+/**
+ * Checks a run's chosen model before the run starts, the same way for `switchboard run|start
+ * --model` and `POST /api/runs` `model`: `offered` are the names the graphs module exports as
+ * `models` (the default first) and `graph` is the graph the run starts on, whose `models` are
+ * those of its `modelNode`s. Throws a `ModelChoiceError` whose message starts with `where` (the
+ * flag or field): `model_not_offered` when the module offers no models or the graph runs no node
+ * on a chosen model (the name would be ignored), `unknown_model` naming the known models when the
+ * name is not one of them.
+ *
+ * @example
+ * checkModelChoice('gpt-4o', ['gpt-4o-mini', 'offline'], graph, '--model');
+ * // ModelChoiceError [unknown_model]: --model: unknown model "gpt-4o"; known models: gpt-4o-mini, offline
+ */
+export function checkModelChoice(model: string, offered: readonly string[], graph: RunnableGraph, where: string): void {
+  if (offered.length === 0) {
+    throw new ModelChoiceError('model_not_offered', `${where}: the graphs module offers no model to choose (it exports no \`models\`), so ${JSON.stringify(model)} would be ignored; leave the model out, or export \`models\` from the graphs module`);
+  }
+  if (!offered.includes(model)) {
+    throw new ModelChoiceError('unknown_model', `${where}: unknown model ${JSON.stringify(model)}; known models: ${offered.join(', ')}`);
+  }
+  const own = graph.models ?? [];
+  if (own.length === 0) {
+    throw new ModelChoiceError('model_not_offered', `${where}: graph "${graph.name}" runs no node on a chosen model (it has no modelNode), so ${JSON.stringify(model)} would be ignored; leave the model out, or start a graph built with a ModelCatalog`);
+  }
+  if (!own.includes(model)) {
+    throw new ModelChoiceError('unknown_model', `${where}: graph "${graph.name}" does not run on ${JSON.stringify(model)}; its models: ${own.join(', ')}`);
+  }
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorJson, RunDetailJson, RunJson, RunSummaryJson } from '../../src/index.js';
+import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/index.js';
+import { scriptedTurn } from '../machines/scriptedCustomerServiceModel.js';
+import { runCli } from '../support/runCli.js';
+
+const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
+const db = join(mkdtempSync(join(tmpdir(), 'sb-model-')), 'runs.db');
+
+let openai: FakeOpenAIServer;
+/** The environment of a user with a key: two hosted models on the fake server, then offline. */
+let online: Record<string, string>;
+beforeAll(async () => {
+  openai = await startFakeOpenAIServer();
+  openai.enqueue(...Array.from({ length: 200 }, () => scriptedTurn));
+  online = { OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: openai.baseURL, SWITCHBOARD_MODEL: 'gpt-test', SWITCHBOARD_MODELS: 'gpt-test-large', SWITCHBOARD_MODEL_MAX_RETRIES: '0' };
+});
+afterAll(() => openai?.close());
+
+const cli = (...args: string[]) => runCli(['--db', db, ...args], { env: online });
+
+/** Runs a command and returns it with the model requests it made. */
+async function withRequests(...args: string[]) {
+  const before = openai.requests.length;
+  const done = await cli(...args);
+  return { done, requests: openai.requests.slice(before) };
+}
+
+const storedCount = async () => (JSON.parse((await cli('runs', '--json', '--limit', '10000')).stdout) as unknown[]).length;
+
+describe('switchboard run|start --model', () => {
+  it('run --model sends every model call of the run to the chosen model and prints it in the run JSON, stored with the run', async () => {
+    const { done, requests } = await withRequests('run', RETURN_QUESTION, '--model', 'gpt-test-large', '--json');
+    expect(done.status, done.stderr).toBe(0);
+    const run = RunJson.parse(JSON.parse(done.stdout));
+    expect(run.status).toBe('completed');
+    expect(run.model).toBe('gpt-test-large');
+    expect(requests.length).toBeGreaterThan(0);
+    expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test-large']));
+    const shown = RunDetailJson.parse(JSON.parse((await cli('show', run.runId, '--json')).stdout));
+    expect(shown.model).toBe('gpt-test-large');
+    const listed = RunSummaryJson.array().parse(JSON.parse((await cli('runs', '--json')).stdout));
+    expect(listed.find((r) => r.runId === run.runId)?.model).toBe('gpt-test-large');
+  }, 120_000);
+
+  it('start --model offline runs on the embedded model: no request reaches the hosted server', async () => {
+    const { done, requests } = await withRequests('start', 'customer-service', RETURN_QUESTION, '--model', 'offline', '--json');
+    expect(done.status, done.stderr).toBe(0);
+    expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', model: 'offline' });
+    expect(requests).toEqual([]);
+  }, 120_000);
+
+  it('start without --model runs on the default model and says so in the run JSON', async () => {
+    const { done, requests } = await withRequests('start', 'customer-service', RETURN_QUESTION, '--json');
+    expect(done.status, done.stderr).toBe(0);
+    expect(RunJson.parse(JSON.parse(done.stdout)).model).toBe('gpt-test');
+    expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
+  }, 120_000);
+
+  it('refuses an unknown model with exit 2 and the code unknown_model naming the known models, as text and as JSON, and stores nothing', async () => {
+    const before = await storedCount();
+    const [text, json] = await Promise.all([
+      cli('run', RETURN_QUESTION, '--model', 'gpt-5-imaginary'),
+      cli('start', 'customer-service', RETURN_QUESTION, '--model', 'gpt-5-imaginary', '--json'),
+    ]);
+    expect(text.status).toBe(2);
+    expect(text.stderr.trim()).toBe('switchboard: --model: unknown model "gpt-5-imaginary"; known models: gpt-test, gpt-test-large, offline [unknown_model]');
+    expect(json.status).toBe(2);
+    expect(json.stdout).toBe('');
+    expect(ErrorJson.parse(JSON.parse(json.stderr)).error).toEqual({ code: 'unknown_model', message: '--model: unknown model "gpt-5-imaginary"; known models: gpt-test, gpt-test-large, offline' });
+    expect(await storedCount()).toBe(before);
+  }, 120_000);
+
+  it('refuses --model where there is no model to choose instead of ignoring it: a graph with no modelNode, a graphs module with no `models`', async () => {
+    const before = await storedCount();
+    const [graph, module] = await Promise.all([
+      cli('start', 'refund-approval', 'Refund SO20261001 please', '--model', 'offline', '--json'),
+      cli('--graphs', 'test/fixtures/echoGraphs.ts', 'run', 'hello', '--model', 'offline'),
+    ]);
+    expect(graph.status).toBe(2);
+    expect(ErrorJson.parse(JSON.parse(graph.stderr)).error).toMatchObject({ code: 'model_not_offered', message: expect.stringContaining('graph "refund-approval" runs no node on a chosen model') });
+    expect(module.status).toBe(2);
+    expect(module.stderr).toContain('--model: the graphs module offers no model to choose (it exports no `models`)');
+    expect(module.stderr).toContain('[model_not_offered]');
+    expect(await storedCount()).toBe(before);
+  }, 120_000);
+
+  it('lists --model in the help of run and start', async () => {
+    for (const command of ['run', 'start']) {
+      const help = await cli(command, '--help');
+      expect(help.stdout).toMatch(/--model <name>\s+the model the run's agents use/);
+    }
+  }, 60_000);
+});
