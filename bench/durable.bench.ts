@@ -64,6 +64,13 @@ const cpuTime = async (task: () => Promise<unknown>): Promise<number> => {
   collectGarbage();
   return (await task()) as number;
 };
+/** {@link cpuTime} without the full GC first: the heap as a process serving runs keeps it. */
+const cpuTimeSteady = async (task: () => Promise<unknown>): Promise<number> => (await task()) as number;
+/** `task` ten times back to back: a batch's CPU time includes the collections its runs cause. */
+const STEADY_BATCH = 10;
+const batchOf = (task: () => Promise<unknown>) => async () => {
+  for (let i = 0; i < STEADY_BATCH; i++) await task();
+};
 
 /** Bytes this process handed to write(2) so far (Linux), or null elsewhere. */
 function writtenBytes(): number | null {
@@ -91,6 +98,7 @@ for (const c of CASES) {
     const durable = () => graph.run('go', { store });
     const ratios = await pairedRatios(memory, durable, PAIRS);
     const cpuRatios = await pairedRatios(cpuTimed(memory), cpuTimed(durable), PAIRS, cpuTime);
+    const steadyRatios = await pairedRatios(cpuTimed(batchOf(memory)), cpuTimed(batchOf(durable)), PAIRS, cpuTimeSteady);
     const mem: number[] = [];
     const sql: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -107,7 +115,7 @@ for (const c of CASES) {
     const stored = size.snapshotBytes + size.eventBytes + size.journalBytes;
     const written = before === null || after === null || name !== 'SQLite' ? '—' : `${((after - before) / c.steps).toFixed(0)} B`;
     rows.push(
-      `| ${c.label} | ${name} | ${median(mem).toFixed(1)} | ${median(sql).toFixed(1)} | **${median(ratios).toFixed(2)}×** | ${median(cpuRatios).toFixed(2)}× | ${written} | ${(stored / c.steps).toFixed(0)} B |`,
+      `| ${c.label} | ${name} | ${median(mem).toFixed(1)} | ${median(sql).toFixed(1)} | **${median(ratios).toFixed(2)}×** | ${median(cpuRatios).toFixed(2)}× | ${median(steadyRatios).toFixed(2)}× | ${written} | ${(stored / c.steps).toFixed(0)} B |`,
     );
     console.log(rows.at(-1));
   }
@@ -137,22 +145,30 @@ async function runFirstToken(store: RunStore | undefined): Promise<number> {
   }
   return first;
 }
-for (let i = 0; i < 5; i++) {
+for (let i = 0; i < 10; i++) {
   await rawFirstToken();
   await runFirstToken(sqlite);
   await runFirstToken(undefined);
 }
-const firsts = { raw: [] as number[], memory: [] as number[], sqlite: [] as number[], overhead: [] as number[] };
-for (let i = 0; i < 31; i++) {
-  collectGarbage();
-  const raw = await rawFirstToken();
-  const durable = await runFirstToken(sqlite);
-  const mem = await runFirstToken(undefined);
+// Each round runs the three in a rotated order with no forced GC between them: a run right after
+// a full collection takes about twice as long (see the history below), which would bias whichever
+// came first.
+const FIRST_TOKEN_ROUNDS = 61;
+const firsts = { raw: [] as number[], memory: [] as number[], sqlite: [] as number[], overhead: [] as number[], durableOverMemory: [] as number[] };
+for (let i = 0; i < FIRST_TOKEN_ROUNDS; i++) {
+  const times: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const which = (k + i) % 3;
+    times[which] = which === 0 ? await rawFirstToken() : await runFirstToken(which === 1 ? sqlite : undefined);
+  }
+  const [raw, durable, mem] = times as [number, number, number];
   firsts.raw.push(raw);
   firsts.sqlite.push(durable);
   firsts.memory.push(mem);
   firsts.overhead.push(durable - raw);
+  firsts.durableOverMemory.push(durable - mem);
 }
+const tokenLoad = loadavg()[0]!.toFixed(1);
 const deltaRows = await (async () => {
   let runId = '';
   let output: string | null = null;
@@ -168,15 +184,16 @@ for (const { store } of stores) await store.close();
 rmSync(dir, { recursive: true, force: true });
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const stepTable = `| Run | store | µs/step in memory | µs/step durable | durable ÷ memory (median of ${PAIRS} paired ratios) | same, process CPU time | bytes written per step (write(2), WAL included) | bytes stored per step |
-|---|---|---|---|---|---|---|---|
+const stepTable = `| Run | store | µs/step in memory | µs/step durable | durable ÷ memory (median of ${PAIRS} paired ratios) | same, process CPU time | CPU time, ${STEADY_BATCH} runs back to back, no forced GC | bytes written per step (write(2), WAL included) | bytes stored per step |
+|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}`;
-const tokenTable = `| First token of a 200-token streamed answer (local OpenAI-compatible server, median of 31) | time |
+const tokenTable = `| First token of a 200-token streamed answer (local OpenAI-compatible server, median of ${FIRST_TOKEN_ROUNDS} rounds in rotated order, load ${tokenLoad} at their end) | time |
 |---|---|
 | raw \`openai\` stream (\`chat.completions.create({ stream: true })\`) | ${ms(median(firsts.raw))} |
 | \`graph.stream()\` in memory (one agent node) | ${ms(median(firsts.memory))} |
 | \`graph.stream()\` stored in SQLite | ${ms(median(firsts.sqlite))} |
 | **durable overhead over the raw stream** (median of paired differences) | **${ms(median(firsts.overhead))}** |
+| durable over the same run in memory (median of paired differences) | ${ms(median(firsts.durableOverMemory))} |
 | \`model.delta\` events stored for the run (of ${deltaRows.events} events; answer kept: ${deltaRows.output}) | ${deltaRows.deltas} |`;
 
 console.log(stepTable);
@@ -197,8 +214,12 @@ stamped copy); a full snapshot is written at waits, at the end, and once the
 records since the last one are as large as it was (at least 64 KiB, at most 1,024 records);
 recovery rebuilds the latest snapshot from the last one plus the records. Token deltas are live only.
 The CPU-time column pairs the same runs again by the process's CPU time: at a high load the wall
-time is mostly waiting for a core, which CPU time leaves out. On this shared machine the load moves the ratios by ±30 % between
-runs: compare figures of one run, or runs at the same load.
+time is mostly waiting for a core, which CPU time leaves out. Both start each run from a freshly
+collected heap, which roughly doubles the run that follows (a young generation shrunk to its least):
+the next column pairs batches of ${STEADY_BATCH} runs back to back with no forced GC, so each
+batch pays the collections its own garbage causes, as in a process that serves runs. On this shared
+machine the load moves the ratios by ±30 % between runs: compare figures of one run, or runs at the
+same load.
 
 ${stepTable}
 
