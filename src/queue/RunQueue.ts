@@ -12,6 +12,7 @@ import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConn
 import { QueueError } from './QueueError.js';
 import { RUN_JOB, deadlineJobIdFor, jobIdFor, type RunJobData } from './runJob.js';
 import { keepReply, pendingReply, waitStep } from './pendingReply.js';
+import { outstandingJobs } from './outstandingJobs.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 
 /** Options for {@link RunQueue}. */
@@ -28,7 +29,10 @@ export interface RunQueueOptions {
 
 /** What {@link RunQueue.sweep} did. */
 export interface SweepOutcome {
-  /** The runs it found needing a job (a job that already existed was left as it was). */
+  /**
+   * The runs it gave a job: runs needing one that had none outstanding (a delayed one is taken
+   * now instead). A run with a job waiting or held by a worker is left as it is.
+   */
   enqueued: string[];
   /** The waiting runs whose deadline it scheduled (a delayed job that already existed was left as it was). */
   deadlines: string[];
@@ -187,10 +191,13 @@ export class RunQueue {
   }
 
   /**
-   * Gives a job to every run that needs one and may have none: queued runs (a crash between the
-   * row and its job), interrupted runs, running runs whose owner is gone, and waiting runs with a
-   * reply kept; and schedules the deadline of every waiting run whose wait has one. Workers call it
-   * periodically; after Redis lost its data it restores every job.
+   * Gives a job to every run that needs one and has none outstanding: queued runs (a crash between
+   * the row and its job), interrupted runs, running runs whose owner is gone, and waiting runs with
+   * a reply kept; and schedules the deadline of every waiting run whose wait has one. A run keeps
+   * at most one outstanding job however often it is swept, even while its row's version moves (a
+   * run whose workers keep dying): a job already waiting or held by a worker is left to do it, and a
+   * delayed one is made due now. Workers call it periodically; after Redis lost its data it
+   * restores every job.
    */
   async sweep(options: { now?: number; limit?: number } = {}): Promise<SweepOutcome> {
     const now = options.now ?? Date.now();
@@ -198,14 +205,24 @@ export class RunQueue {
     const enqueued: string[] = [];
     const deadlines: string[] = [];
     const candidates: RunRecord[] = [];
+    const needing: RunRecord[] = [];
     for (const status of ['queued', 'interrupted', 'running', 'waiting'] as const) candidates.push(...(await this.store.listRuns({ status, limit })));
     for (const record of candidates) {
       if (await this.needsJob(record, now)) {
-        await this.enqueue(record);
-        enqueued.push(record.runId);
+        needing.push(record);
       } else if (record.status === 'waiting' && (await this.armDeadline(record)) !== null) {
         deadlines.push(record.runId);
       }
+    }
+    if (needing.length === 0) return { enqueued, deadlines };
+    const outstanding = await outstandingJobs(await this.#bull(), new Set(needing.map((r) => r.runId)));
+    for (const record of needing) {
+      const jobs = outstanding.get(record.runId);
+      if (jobs?.taken === true) continue;
+      const delayed = jobs?.delayed[0];
+      if (delayed === undefined) await this.enqueue(record);
+      else await delayed.promote().catch(() => this.enqueue(record));
+      enqueued.push(record.runId);
     }
     return { enqueued, deadlines };
   }

@@ -72,6 +72,7 @@ export class RunWorker {
   readonly #name: string;
   #worker: Worker<RunJobData> | null = null;
   #sweeper: NodeJS.Timeout | null = null;
+  #sweeping = false;
   #delayed: (new () => Error) | null = null;
   /** The runs whose jobs this worker is processing now. */
   readonly #active = new Set<string>();
@@ -124,8 +125,8 @@ export class RunWorker {
     const every = this.#options.sweepEveryMs ?? 30_000;
     if (every > 0) {
       // Runs stored while no job could be added (Redis was down or restarted empty) get one now.
-      void this.#queue.sweep().catch((error: Error) => this.#report(error));
-      this.#sweeper = setInterval(() => void this.#queue.sweep().catch((error: Error) => this.#report(error)), every);
+      this.#sweep();
+      this.#sweeper = setInterval(() => this.#sweep(), every);
       this.#sweeper.unref();
     }
   }
@@ -271,6 +272,19 @@ export class RunWorker {
     const parent = await this.#options.store.getRun(parts[0]!);
     if (parent === null || parent.status !== 'waiting' || !(await this.#queue.needsJob(parent))) return;
     await this.#queue.enqueue(parent);
+  }
+
+  /**
+   * One sweep, unless the last one has not ended: while Redis is down its commands wait for the
+   * reconnection, and sweeps started meanwhile would all land at once when it comes back.
+   */
+  #sweep(): void {
+    if (this.#sweeping) return;
+    this.#sweeping = true;
+    void this.#queue
+      .sweep()
+      .catch((error: Error) => this.#report(error))
+      .finally(() => (this.#sweeping = false));
   }
 
   #report(error: Error): void {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRunStore, RunQueue, RunWorker, StateGraph, SwitchboardError, type LegOutcome, type RunRecord } from '../../src/index.js';
@@ -142,6 +143,40 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
     const done = await until('the swept run to complete', async () => ((await store.getRun(runId))?.status === 'completed' ? store.getRun(runId) : null));
     expect(done?.outputText).toBe('done after swept');
     expect(executions.get('swept')).toBe(1);
+  });
+
+  it('keeps one outstanding job for a run whose workers keep dying, however many sweeps see it at new versions', async () => {
+    const { queue, bull, name } = newQueue();
+    const runId = await queue.start('gated', 'orphan');
+    await bull.remove(runId);
+    // Taken by a worker that died (a pid that is not alive on this host), its lease run out.
+    const orphan = async () => {
+      const record = (await store.getRun(runId))!;
+      await store.updateRun(runId, record.version, { status: 'running', owner: `${hostname()}/2147483646/gone`, leaseExpiresAt: Date.now() - 1 });
+    };
+    await orphan();
+    expect((await queue.sweep()).enqueued).toEqual([runId]);
+    // Taken again and its worker died again, each time at a new version, while the first job still waits.
+    for (let i = 0; i < 3; i++) {
+      await orphan();
+      expect((await queue.sweep()).enqueued).toEqual([]);
+    }
+    expect(await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).toEqual({ waiting: 1, active: 0, delayed: 0, prioritized: 0 });
+    // A job delayed for later (the run was held by a living owner when it was looked at) is made due now, not doubled.
+    const [job] = await bull.getJobs(['wait']);
+    await job!.remove();
+    await bull.add('run', { runId }, { jobId: `${runId}.held`, delay: 60_000 });
+    await orphan();
+    expect((await queue.sweep()).enqueued).toEqual([runId]);
+    expect(await bull.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).toEqual({ waiting: 1, active: 0, delayed: 0, prioritized: 0 });
+    openGate('orphan');
+    const { worker, outcomes } = newWorker(name);
+    await worker.start();
+    const done = await until('the orphaned run to complete', async () => ((await store.getRun(runId))?.status === 'completed' ? store.getRun(runId) : null));
+    expect(done?.outputText).toBe('done after orphan');
+    expect(executions.get('orphan')).toBe(1);
+    await until('its job to end', async () => Object.values(await bull.getJobCounts('waiting', 'active', 'delayed')).every((n) => n === 0));
+    expect(outcomes.filter((o) => o.runId === runId).map((o) => o.outcome)).toEqual(['advanced']);
   });
 
   it('runs a waiting run through the queue: the reply is kept, a worker resumes it, and it ends as in process', async () => {
