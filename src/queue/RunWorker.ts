@@ -115,6 +115,11 @@ export class RunWorker {
       // The store decides whether a run may go on, not a count of stalls: a run whose workers keep dying is still continued.
       maxStalledCount: 1000,
       skipLockRenewal: this.#options.renewLocks === false,
+      // After a lost connection BullMQ waits this long before it asks Redis for jobs again (15 s by
+      // default): a worker whose blocking fetch failed when Redis went down then sat idle for 15 s
+      // after Redis came back, while its peers took every job. Commands wait for the reconnection
+      // anyway (maxRetriesPerRequest: null), so a short delay costs nothing while Redis is down.
+      runRetryDelay: 1000,
       removeOnComplete: { count: 0 },
       removeOnFail: { count: 0 },
     });

@@ -67,7 +67,9 @@ describe.skipIf(REDIS_MISSING !== null)(`Redis killed and restarted under a batc
         const seconds = (Date.now() - began) / 1000;
         const { wrong, repeated } = await compare(store, runs, ledger, refs.expected);
         const stuck = await stuckRuns(store, runs);
-        console.info(`redis restart (${appendonly ? 'append-only file' : 'empty'}): ${JSON.stringify({ runs: runs.size, ...atKill, wrong: wrong.length, duplicated: repeated.length, stuck: stuck.length, seconds })}`);
+        // When each worker ended its first leg after Redis came back (a figure, not a check).
+        const firstLegAfterMs = live.map((w) => (w.times.find((t, i) => t > restartedAt && finishedLine.test(w.lines[i]!)) ?? NaN) - restartedAt);
+        console.info(`redis restart (${appendonly ? 'append-only file' : 'empty'}): ${JSON.stringify({ runs: runs.size, ...atKill, wrong: wrong.length, duplicated: repeated.length, stuck: stuck.length, seconds, firstLegAfterMs })}`);
         // The kill fell mid-batch: runs were still open when Redis died.
         expect(restartedAt).toBeGreaterThan(0);
         expect(atKill.open).toBeGreaterThan(0);
