@@ -51,6 +51,14 @@ describe('switchboard run|start --model', () => {
     expect(done.status, done.stderr).toBe(0);
     expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', model: 'offline' });
     expect(requests).toEqual([]);
+    // The text output names the model too: start, show and run.
+    const text = await cli('start', 'customer-service', RETURN_QUESTION, '--model', 'offline');
+    expect(text.stdout).toMatch(/^model: offline$/m);
+    const runId = /^run (\S+): completed$/m.exec(text.stdout)?.[1];
+    expect(runId, text.stdout).toBeDefined();
+    expect((await cli('show', runId!)).stdout).toMatch(/^model: offline$/m);
+    expect((await cli('run', RETURN_QUESTION, '--model', 'offline')).stdout).toMatch(/: completed {3}path: .* {3}model: offline$/m);
+    expect((await cli('start', 'refund-approval', 'Refund SO20261001 please')).stdout).not.toMatch(/^model:/m);
   }, 120_000);
 
   it('start without --model runs on the default model and says so in the run JSON', async () => {

@@ -75,7 +75,8 @@ export function addMainJobCommands(program: Command, cli: CliContext): void {
       cli.setExitCode(exitCodeFor(run.status));
       if (opts.json) return cli.out(JSON.stringify(toRunJson(run)));
       cli.out('');
-      cli.out(`run ${run.runId}: ${run.status}   path: ${run.path.join(' → ')}`);
+      const model = toRunJson(run).model;
+      cli.out(`run ${run.runId}: ${run.status}   path: ${run.path.join(' → ')}${model === null ? '' : `   model: ${model}`}`);
       // The reason says what is asked (an order number, a decision…): the node decides who answers.
       if (run.waiting) cli.out(`waiting for a reply at ${run.waiting.nodeId}: ${run.waiting.reason}\nresume with: npx switchboard resume ${run.runId} --reply "<text>"`);
       if (run.error) cli.out(`error: ${run.error.message} [${run.error.code}]`);

@@ -39,6 +39,8 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
   if (json) return cli.out(JSON.stringify(toRunJson(run)));
   cli.out(`run ${run.runId}: ${run.status}`);
   cli.out(`path: ${run.path.join(' → ')}`);
+  const model = toRunJson(run).model;
+  if (model !== null) cli.out(`model: ${model}`);
   if (run.waiting) {
     cli.out(`waiting at ${run.waiting.nodeId}: ${run.waiting.reason}`);
     // What to type next (with the same --db / --graphs as this command, when given).
@@ -130,6 +132,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       cli.out(`run ${record.runId}  graph ${record.graphName}  status ${record.status}  version ${record.version}`);
       if (detail.parentRunId !== null) cli.out(`forked from ${detail.parentRunId} at step ${String(detail.forkedAt)}`);
       cli.out(`path: ${detail.path.join(' → ') || '(none yet)'}`);
+      if (detail.model !== null) cli.out(`model: ${detail.model}`);
       if (record.waitReason) cli.out(`waiting: ${record.waitReason}`);
       if (record.error) cli.out(`error: ${record.error.code}: ${record.error.message}`);
       if (record.outputText !== null) cli.out(`answer: ${record.outputText}`);
