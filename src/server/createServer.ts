@@ -37,7 +37,8 @@ export interface ServerOptions {
    * `SWITCHBOARD_MODELS`; see `modelsFromEnv`), the default first: the page's start form offers
    * them, `GET /api/graphs` lists them and `POST /api/runs` accepts one as `model` (it reaches the
    * run as `request.metadata.model`; graphs built with a `ModelCatalog` run their agents on it).
-   * Default none: a start naming a model is refused.
+   * Default none: a start naming a model is refused (`model_not_offered`), as is one naming a
+   * model for a graph with no `modelNode` (see `checkModelChoice`).
    */
   models?: readonly string[];
   /** The graph a start without `graph` uses (default: the first). */
