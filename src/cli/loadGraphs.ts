@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AS_GRAPH, toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../graph/RunnableGraph.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { UsageError } from '../errors/UsageError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
 import { faultNames } from '../input/faultNames.js';
@@ -79,13 +80,14 @@ function isWorkflow(value: unknown): value is RegisteredGraph {
  * Loads a module exporting `graphs` (StateGraphs, SequentialWorkflows and typed Workflows) and optionally `scenarios: Scenario[]`,
  * `faults: string[]` and `models: string[]` (`--graphs`, else `SWITCHBOARD_GRAPHS`, else the project's
  * `machines/index.ts`). Loaded at run time so the library never depends on the concrete machines.
- * A path that is not a JavaScript or TypeScript module file, a module that does not compile, throws
- * while loading or exports the wrong things is a `GraphDefinitionError` of one line naming the file
- * and what is wrong; the error's `cause` keeps the original (its stack shows with `--debug`).
+ * A path that names no JavaScript or TypeScript module file (empty, not found, not a regular file,
+ * another extension) is a `UsageError` (the command line is wrong); a module that does not compile,
+ * throws while loading or exports the wrong things is a `GraphDefinitionError`. Either is one line
+ * naming the file and what is wrong; the error's `cause` keeps the original (its stack shows with `--debug`).
  */
 export async function loadGraphsModule(modulePath?: string): Promise<GraphsModule> {
   if (modulePath !== undefined && modulePath.trim() === '') {
-    throw new GraphDefinitionError('--graphs: the path is empty; pass a module file exporting `graphs`');
+    throw new UsageError('--graphs: the path is empty; pass a module file exporting `graphs`');
   }
   const chosen = modulePath ?? process.env.SWITCHBOARD_GRAPHS;
   const url = chosen === undefined || chosen === '' ? DEFAULT_GRAPHS_MODULE : pathToFileURL(resolve(chosen));
@@ -96,11 +98,11 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
     isFile = statSync(file).isFile();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new GraphDefinitionError(`${where}: ${code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? 'error'})`}; pass --graphs <file> exporting \`graphs\``, error);
+    throw new UsageError(`${where}: ${code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? 'error'})`}; pass --graphs <file> exporting \`graphs\``, error);
   }
-  if (!isFile) throw new GraphDefinitionError(`${where}: not a regular file; pass --graphs <file> exporting \`graphs\``);
+  if (!isFile) throw new UsageError(`${where}: not a regular file; pass --graphs <file> exporting \`graphs\``);
   if (!MODULE_EXTENSIONS.includes(extname(file).toLowerCase())) {
-    throw new GraphDefinitionError(`${where}: not a JavaScript or TypeScript module (expected a ${MODULE_EXTENSIONS.join(', ')} file exporting \`graphs\`)`);
+    throw new UsageError(`${where}: not a JavaScript or TypeScript module (expected a ${MODULE_EXTENSIONS.join(', ')} file exporting \`graphs\`)`);
   }
   let loaded: { graphs?: unknown; scenarios?: unknown; faults?: unknown; models?: unknown };
   try {

@@ -74,11 +74,13 @@ describe('inputs the CLI refuses before anything is stored', () => {
       ],
       [
         ['--graphs', '/etc/passwd', 'run', 'hello'],
-        'switchboard: graphs module /etc/passwd: not a JavaScript or TypeScript module (expected a .ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx file exporting `graphs`) [graph_definition]',
+        'switchboard: graphs module /etc/passwd: not a JavaScript or TypeScript module (expected a .ts, .mts, .cts, .tsx, .js, .mjs, .cjs, .jsx file exporting `graphs`) [usage]',
       ],
+      [['--graphs', join(modules, 'absent.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'absent.ts')}: not found; pass --graphs <file> exporting \`graphs\` [usage]`],
+      [['--graphs', modules, 'run', 'hello'], `switchboard: graphs module ${modules}: not a regular file; pass --graphs <file> exporting \`graphs\` [usage]`],
       [['--graphs', join(modules, 'syntax.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'syntax.ts')} cannot be loaded: it does not compile at line 2:23: Unexpected ";" [graph_definition]`],
       [['--graphs', join(modules, 'throws.ts'), 'run', 'hello'], `switchboard: graphs module ${join(modules, 'throws.ts')} cannot be loaded: it threw while loading (Error: no graphs today) [graph_definition]`],
-      [['--graphs', '', 'run', 'hello'], 'switchboard: --graphs: the path is empty; pass a module file exporting `graphs` [graph_definition]'],
+      [['--graphs', '', 'run', 'hello'], 'switchboard: --graphs: the path is empty; pass a module file exporting `graphs` [usage]'],
       [['run', 'hello', '--graph', 'nope'], 'switchboard: no graph named "nope" is registered; known: customer-service, refund-approval [usage]'],
       // What the user typed comes back in the message, escaped: it cannot clear the screen or retitle the window.
       [['run', 'hello', '--graph', 'x\u001b[2J\u001b]0;owned\u0007'], 'switchboard: no graph named "x\\x1b[2J\\x1b]0;owned\\x07" is registered; known: customer-service, refund-approval [usage]'],
