@@ -1,5 +1,6 @@
 import { ModelChoiceError } from '../errors/ModelChoiceError.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import { describeValue } from '../graph/describeValue.js';
 
 /**
  * Checks a run's chosen model before the run starts, the same way for `switchboard run|start
@@ -8,24 +9,26 @@ import type { RunnableGraph } from '../graph/RunnableGraph.js';
  * those of its `modelNode`s. Throws a `ModelChoiceError` whose message starts with `where` (the
  * flag or field): `model_not_offered` when the module offers no models or the graph runs no node
  * on a chosen model (the name would be ignored), `unknown_model` naming the known models when the
- * name is not one of them.
+ * name is not one of them. The name is quoted as JSON, cut after 60 characters (a name of any
+ * length, from a command line or a library caller, gives a message of a few lines).
  *
  * @example
  * checkModelChoice('gpt-4o', ['gpt-4o-mini', 'offline'], graph, '--model');
  * // ModelChoiceError [unknown_model]: --model: unknown model "gpt-4o"; known models: gpt-4o-mini, offline
  */
 export function checkModelChoice(model: string, offered: readonly string[], graph: RunnableGraph, where: string): void {
+  const quoted = describeValue(model);
   if (offered.length === 0) {
-    throw new ModelChoiceError('model_not_offered', `${where}: the graphs module offers no model to choose (it exports no \`models\`), so ${JSON.stringify(model)} would be ignored; leave the model out, or export \`models\` from the graphs module`);
+    throw new ModelChoiceError('model_not_offered', `${where}: the graphs module offers no model to choose (it exports no \`models\`), so ${quoted} would be ignored; leave the model out, or export \`models\` from the graphs module`);
   }
   if (!offered.includes(model)) {
-    throw new ModelChoiceError('unknown_model', `${where}: unknown model ${JSON.stringify(model)}; known models: ${offered.join(', ')}`);
+    throw new ModelChoiceError('unknown_model', `${where}: unknown model ${quoted}; known models: ${offered.join(', ')}`);
   }
   const own = graph.models ?? [];
   if (own.length === 0) {
-    throw new ModelChoiceError('model_not_offered', `${where}: graph "${graph.name}" runs no node on a chosen model (it has no modelNode), so ${JSON.stringify(model)} would be ignored; leave the model out, or start a graph built with a ModelCatalog`);
+    throw new ModelChoiceError('model_not_offered', `${where}: graph "${graph.name}" runs no node on a chosen model (it has no modelNode), so ${quoted} would be ignored; leave the model out, or start a graph built with a ModelCatalog`);
   }
   if (!own.includes(model)) {
-    throw new ModelChoiceError('unknown_model', `${where}: graph "${graph.name}" does not run on ${JSON.stringify(model)}; its models: ${own.join(', ')}`);
+    throw new ModelChoiceError('unknown_model', `${where}: graph "${graph.name}" does not run on ${quoted}; its models: ${own.join(', ')}`);
   }
 }
