@@ -109,6 +109,8 @@ describe.skipIf(REDIS_MISSING !== null)(`runs through the queue on worker proces
       // Every worker took part (jobs spread over the processes).
       const advancing = workers.slice(first).filter((w) => w.lines.some((l) => LEG_ENDED.test(l)));
       expect(advancing.length).toBeGreaterThanOrEqual(2);
+      // A replacement spawned by the last kill may still be starting: SIGTERM before its handler is installed would kill it.
+      await Promise.all(live.map((w) => w.ready));
       for (const w of live) w.signal('SIGTERM');
       const ends = await Promise.all(live.map((w) => w.exited));
       expect(ends.map((e) => e.code)).toEqual(live.map(() => 0));
