@@ -83,7 +83,8 @@ function isWorkflow(value: unknown): value is RegisteredGraph {
  * A path that names no JavaScript or TypeScript module file (empty, not found, not a regular file,
  * another extension) is a `UsageError` (the command line is wrong); a module that does not compile,
  * throws while loading or exports the wrong things is a `GraphDefinitionError`. Either is one line
- * naming the file and what is wrong; the error's `cause` keeps the original (its stack shows with `--debug`).
+ * naming the file (and SWITCHBOARD_GRAPHS when the path came from it) and what is wrong; the
+ * error's `cause` keeps the original (its stack shows with `--debug`).
  */
 export async function loadGraphsModule(modulePath?: string): Promise<GraphsModule> {
   if (modulePath !== undefined && modulePath.trim() === '') {
@@ -92,15 +93,18 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
   const chosen = modulePath ?? process.env.SWITCHBOARD_GRAPHS;
   const url = chosen === undefined || chosen === '' ? DEFAULT_GRAPHS_MODULE : pathToFileURL(resolve(chosen));
   const file = fileURLToPath(url);
-  const where = `graphs module ${file}`;
+  // A path from the environment is named as such: a user who passed no --graphs must learn where it came from.
+  const fromEnv = modulePath === undefined && chosen !== undefined && chosen !== '';
+  const where = `graphs module ${file}${fromEnv ? ' (from SWITCHBOARD_GRAPHS)' : ''}`;
+  const fix = fromEnv ? 'set SWITCHBOARD_GRAPHS to a module file exporting `graphs`, or pass --graphs <file>' : 'pass --graphs <file> exporting `graphs`';
   let isFile: boolean;
   try {
     isFile = statSync(file).isFile();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`${where}: ${code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? 'error'})`}; pass --graphs <file> exporting \`graphs\``, error);
+    throw new UsageError(`${where}: ${code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? 'error'})`}; ${fix}`, error);
   }
-  if (!isFile) throw new UsageError(`${where}: not a regular file; pass --graphs <file> exporting \`graphs\``);
+  if (!isFile) throw new UsageError(`${where}: not a regular file; ${fix}`);
   if (!MODULE_EXTENSIONS.includes(extname(file).toLowerCase())) {
     throw new UsageError(`${where}: not a JavaScript or TypeScript module (expected a ${MODULE_EXTENSIONS.join(', ')} file exporting \`graphs\`)`);
   }

@@ -101,6 +101,23 @@ describe('inputs the CLI refuses before anything is stored', () => {
     expect(rows()).toEqual({ runs: 0, events: 0 });
   }, 600_000);
 
+  it('names SWITCHBOARD_GRAPHS when the module path that names no file came from it, not only --graphs', async () => {
+    const absent = join(modules, 'absent-from-env.ts');
+    const [fromEnv, flagWins] = await Promise.all([
+      runCli(['--db', db, 'run', 'hello'], { env: { SWITCHBOARD_GRAPHS: absent } }),
+      runCli(['--db', db, '--graphs', modules, 'run', 'hello', '--json'], { env: { SWITCHBOARD_GRAPHS: absent } }),
+    ]);
+    expect({ status: fromEnv.status, stderr: fromEnv.stderr.trimEnd(), stdout: fromEnv.stdout }).toEqual({
+      status: 2,
+      stderr: `switchboard: graphs module ${absent} (from SWITCHBOARD_GRAPHS): not found; set SWITCHBOARD_GRAPHS to a module file exporting \`graphs\`, or pass --graphs <file> [usage]`,
+      stdout: '',
+    });
+    // --graphs wins over the environment, and the message names only the flag's path.
+    expect(flagWins.status).toBe(2);
+    expect(JSON.parse(flagWins.stderr)).toEqual({ schemaVersion: 1, error: { code: 'usage', message: `graphs module ${modules}: not a regular file; pass --graphs <file> exporting \`graphs\`` } });
+    expect(rows()).toEqual({ runs: 0, events: 0 });
+  }, 120_000);
+
   it('under --json the refusal is JSON on stderr and stdout stays empty', async () => {
     const [fault, graphs] = await Promise.all([
       runCli(['--db', db, 'run', 'hello', '--fault', 'disk_full', '--json']),
