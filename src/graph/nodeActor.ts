@@ -5,7 +5,7 @@ import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './Gra
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { nodeEmitter, runNode } from './runNode.js';
-import { runtimeOf } from './RunRuntime.js';
+import { runtimeOf, type RunRuntime } from './RunRuntime.js';
 import { checkBudgets } from './stepKit.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
@@ -23,13 +23,39 @@ export interface SignalSource {
  * Executes one node for the graph actor `machine` and then decides the next hop: `lastResult` and
  * `lastNodeId` are written, then the routers and conditions run on the live state; the machine's
  * guards read the decision from the output. Shared by the node actor and by nodes a machine runs
- * directly (see `directNode`).
+ * directly (see `directNode`). The node starts once the run's pending checkpoint writes are done
+ * (`runtime.barrier`), never before the current microtask ends.
  */
-export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: NodeActorInput, abort: SignalSource): Promise<NodeActorOutput> {
+export function stepNode(node: CompiledNode, machine: AnyActorRef, input: NodeActorInput, abort: SignalSource): Promise<NodeActorOutput> {
+  try {
+    const { runtime, ctx } = stepScope(machine, input);
+    return runtime.barrier().then(() => stepNodeNow(node, machine, input, abort, runtime, ctx));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The runtime and live context a step of `machine` runs with, bound before the step waits for its barrier. */
+function stepScope(machine: AnyActorRef, input: NodeActorInput): { runtime: RunRuntime; ctx: WorkflowContext } {
   const runtime = runtimeOf(machine);
   const ctx = runtime.context ?? runtime.bind(input.runId, (machine.getSnapshot() as { context: GraphMachineContext }).context.state);
-  // Checkpoints of the previous step are written before this node starts.
-  await runtime.barrier();
+  return { runtime, ctx };
+}
+
+/**
+ * {@link stepNode} once its barrier is passed. A node that answers at once (and no step runner) gets
+ * its output back at once, not as a promise: a loop of synchronous nodes then makes one promise per
+ * step (the barrier's `then`), which matters most while a budget's async context tracks every
+ * promise. A synchronous failure throws.
+ */
+export function stepNodeNow(
+  node: CompiledNode,
+  machine: AnyActorRef,
+  input: NodeActorInput,
+  abort: SignalSource,
+  runtime: RunRuntime,
+  ctx: WorkflowContext,
+): NodeActorOutput | Promise<NodeActorOutput> {
   // The run may have stopped meanwhile (cancelled, or a checkpoint failed): the node must not run.
   if (abort.aborted) throw new WorkflowCancelledError(input.runId);
   if (runtime.pause !== null && runtime.releasedStep !== input.step) {
@@ -51,16 +77,21 @@ export async function stepNode(node: CompiledNode, machine: AnyActorRef, input: 
   const started = runtime.clock.now();
   const meter = runtime.meter;
   const runner = runtime.stepRunner;
-  let result: AgentResult | null;
   if (runner === null) {
     // A synchronous node's result is taken as it is: no promise to await (see runNode).
     const execute = () => runNode(node.node, node.id, ctx, input.request, runtime);
     const answer = meter === null ? execute() : meter.scope(execute);
-    result = answer instanceof Promise ? await answer : answer;
-  } else {
-    const execute = async () => runNode(node.node, node.id, ctx, input.request, runtime);
-    result = await runner.run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute));
+    if (answer instanceof Promise) return answer.then((result) => decide(node, runtime, ctx, input, result, started));
+    return decide(node, runtime, ctx, input, answer, started);
   }
+  const execute = async () => runNode(node.node, node.id, ctx, input.request, runtime);
+  return runner
+    .run(stepCall(machine, node.id, input, ctx), meter === null ? execute : () => meter.scope(execute))
+    .then((result) => decide(node, runtime, ctx, input, result, started));
+}
+
+/** After a node answered (`started`: the clock reading it started at): the step's bookkeeping keys, its next hop and the budgets. */
+function decide(node: CompiledNode, runtime: RunRuntime, ctx: WorkflowContext, input: NodeActorInput, result: AgentResult | null, started: number): NodeActorOutput {
   const endedAt = runtime.clock.now();
   const durationMs = endedAt - started;
   // ai4j's order: the step's bookkeeping keys are written before its routers and conditions run,

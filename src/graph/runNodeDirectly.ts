@@ -1,8 +1,8 @@
 import type { AnyActorRef } from 'xstate';
 import type { GraphSpec } from './GraphSpec.js';
-import type { GraphMachineContext } from './GraphMachineContext.js';
+import type { GraphMachineContext, NodeActorOutput } from './GraphMachineContext.js';
 import { NodeCall } from './NodeCall.js';
-import { stepNode } from './nodeActor.js';
+import { stepNodeNow } from './nodeActor.js';
 import { runtimeOf } from './RunRuntime.js';
 
 /**
@@ -10,7 +10,7 @@ import { runtimeOf } from './RunRuntime.js';
  * as a plain promise (no child actor, no mailbox, no system registration) and its outcome comes
  * back as the very done or error event its actor would have sent, so the machine's states, hops
  * and guards are those of the invoking machine. The node starts once the current macrostep is
- * over (its body runs after the first await), as an invoked actor would.
+ * over (after the run's barrier, see `stepNode`), as an invoked actor would.
  */
 export function runNodeDirectly(spec: GraphSpec) {
   const events = new Map(spec.nodes.map((node) => [node.key, { done: `xstate.done.actor.${node.id}`, error: `xstate.error.actor.${node.id}` }]));
@@ -19,12 +19,24 @@ export function runNodeDirectly(spec: GraphSpec) {
     const { done, error } = events.get(key)!;
     const runtime = runtimeOf(self);
     // Bound to the state the entry actions just made (the actor's snapshot is not updated yet).
-    if (runtime.context === null) runtime.bind(context.runId, context.state);
+    const ctx = runtime.context ?? runtime.bind(context.runId, context.state);
     const call = new NodeCall(self);
     runtime.nodeCall = call;
-    stepNode(node, self, { runId: context.runId, request: context.request, step: context.steps }, call).then(
-      (output) => call.settle() && self.send({ type: done, output, actorId: node.id } as never),
-      (thrown: unknown) => call.settle() && self.send({ type: error, error: thrown, actorId: node.id } as never),
-    );
+    const input = { runId: context.runId, request: context.request, step: context.steps };
+    const settled = (output: NodeActorOutput) => call.settle() && self.send({ type: done, output, actorId: node.id } as never);
+    const failed = (thrown: unknown) => call.settle() && self.send({ type: error, error: thrown, actorId: node.id } as never);
+    // As stepNode, with a synchronous node's outcome sent at once: a step of such a node makes one
+    // promise (the barrier's), not three.
+    runtime.barrier().then(() => {
+      let output: NodeActorOutput | Promise<NodeActorOutput>;
+      try {
+        output = stepNodeNow(node, self, input, call, runtime, ctx);
+      } catch (thrown) {
+        failed(thrown);
+        return;
+      }
+      if (output instanceof Promise) output.then(settled, failed);
+      else settled(output);
+    }, failed);
   };
 }
