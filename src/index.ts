@@ -72,6 +72,8 @@ export { QueueError } from './queue/QueueError.js';
 export { TransitionRecord, START_STATE, END_PREFIX, endState, statusOfState } from './analytics/TransitionRecord.js';
 /** Turns a run's events (live or stored) into its transition records. */
 export { TransitionTracker, priceTableCost, type TrackedEvent, type CostOf, type CostOptions } from './analytics/TransitionTracker.js';
+/** Transition records kept column by column (no object per record until one is read), for a TransitionTracker. */
+export { TransitionColumns, type TransitionRun } from './analytics/TransitionColumns.js';
 /** A recorder that hands each step transition of a run (and its specialists) to you, or keeps it. */
 export { TransitionRecorder, type TransitionRecorderOptions } from './analytics/TransitionRecorder.js';
 /** A recorder that appends each step transition of a run to a JSON Lines file. */

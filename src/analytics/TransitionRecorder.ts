@@ -3,6 +3,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { TransitionRecord } from './TransitionRecord.js';
 import type { PriceTable } from '../budget/PriceTable.js';
 import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
+import { TransitionColumns } from './TransitionColumns.js';
 
 /** Options for a {@link TransitionRecorder}. */
 export interface TransitionRecorderOptions {
@@ -32,16 +33,30 @@ export interface TransitionRecorderOptions {
  */
 export class TransitionRecorder implements TraceRecorder {
   readonly rawEvents = true;
-  /** The records so far, when no `onTransition` was given. */
-  readonly records: TransitionRecord[] = [];
   /** The light path runs take (see `TraceRecorder.hops`). */
   readonly hops: TransitionTracker;
+  /** Where records are kept while nobody reads them (no object per step, see {@link TransitionColumns}); null with `onTransition`. */
+  readonly #columns: TransitionColumns | null;
+  readonly #records: TransitionRecord[] = [];
+  /** How many kept records {@link records} has made so far. */
+  #made = 0;
 
   constructor(options: TransitionRecorderOptions = {}) {
-    const keep = (record: TransitionRecord): void => {
-      this.records.push(record);
-    };
-    this.hops = new TransitionTracker(options.onTransition ?? keep, options);
+    this.#columns = options.onTransition === undefined ? new TransitionColumns() : null;
+    this.hops = new TransitionTracker(options.onTransition ?? this.#columns!, options);
+  }
+
+  /**
+   * The records so far, when no `onTransition` was given: always the same array, brought up to date
+   * when read (the records of a run are built as objects then, not at every step).
+   */
+  get records(): TransitionRecord[] {
+    const columns = this.#columns;
+    if (columns !== null && this.#made < columns.length) {
+      columns.appendTo(this.#records, this.#made);
+      this.#made = columns.length;
+    }
+    return this.#records;
   }
 
   record(event: TraceEvent): void {

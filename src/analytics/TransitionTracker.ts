@@ -2,6 +2,7 @@ import { END } from '../graph/END.js';
 import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
 import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
+import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
 
 /** The fields of an event the tracker reads: a live event or a stored one (its JSON form) alike. */
 export interface TrackedEvent {
@@ -35,6 +36,8 @@ interface OpenRun {
   runId: string;
   workflow: string;
   path: string;
+  /** The same three fields, as the one object its records share when kept in columns. */
+  run: TransitionRun;
   /** The state the next transition leaves. */
   from: string;
   nodeType: string;
@@ -81,14 +84,16 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  * (or a specialist run inside it) ends. It reads only envelopes, node ids, durations and token
  * counts, so it works on live events and on stored (redacted) ones alike, and follows specialist
  * runs, which share their parent's event stream, by their trace path. Events must arrive in `seq`
- * order; one tracker can follow any number of runs at once.
+ * order; one tracker can follow any number of runs at once. Each record goes to a function, or is
+ * kept in {@link TransitionColumns} without an object of its own.
  *
  * @example
  * const tracker = new TransitionTracker((record) => records.push(record));
  * for (const event of await store.listEvents(runId)) tracker.push(event.data as TrackedEvent);
  */
 export class TransitionTracker implements HopListener {
-  readonly #emit: (record: TransitionRecord) => void;
+  readonly #emit: ((record: TransitionRecord) => void) | null;
+  readonly #columns: TransitionColumns | null;
   readonly #costOf: CostOf;
   readonly #open = new Map<string, OpenRun>();
   /** The run the last event was about (a loop's events are almost all about one): found without a key. */
@@ -96,8 +101,9 @@ export class TransitionTracker implements HopListener {
   #lastPath = '';
   #last: OpenRun | undefined = undefined;
 
-  constructor(emit: (record: TransitionRecord) => void, options: CostOptions = {}) {
-    this.#emit = emit;
+  constructor(emit: ((record: TransitionRecord) => void) | TransitionColumns, options: CostOptions = {}) {
+    this.#columns = emit instanceof TransitionColumns ? emit : null;
+    this.#emit = emit instanceof TransitionColumns ? null : emit;
     this.#costOf = options.costOf ?? priceTableCost(options.prices);
   }
 
@@ -189,6 +195,7 @@ export class TransitionTracker implements HopListener {
       runId,
       workflow,
       path,
+      run: { runId, workflow, path },
       from,
       nodeType,
       startedAt: NaN,
@@ -283,19 +290,13 @@ export class TransitionTracker implements HopListener {
 
   #record(open: OpenRun, to: string, at: number, label: string): void {
     const start = open.from === START_STATE;
-    const record: TransitionRecord = {
-      runId: open.runId,
-      workflow: open.workflow,
-      from: open.from,
-      to,
-      at,
-      durationMs: start ? 0 : !Number.isNaN(open.durationMs) ? open.durationMs : Number.isNaN(open.startedAt) ? 0 : Math.max(0, at - open.startedAt),
-      tokens: start ? 0 : open.tokens,
-      nodeType: start ? 'start' : open.nodeType,
-      label,
-      path: open.path,
-    };
-    if (!start && open.costUsd !== undefined) record.costUsd = open.costUsd;
-    this.#emit(record);
+    const durationMs = start ? 0 : !Number.isNaN(open.durationMs) ? open.durationMs : Number.isNaN(open.startedAt) ? 0 : Math.max(0, at - open.startedAt);
+    const tokens = start ? 0 : open.tokens;
+    const nodeType = start ? 'start' : open.nodeType;
+    const costUsd = start ? undefined : open.costUsd;
+    if (this.#columns !== null) return this.#columns.add(open.run, open.from, to, at, durationMs, tokens, costUsd, nodeType, label);
+    const record: TransitionRecord = { runId: open.runId, workflow: open.workflow, from: open.from, to, at, durationMs, tokens, nodeType, label, path: open.path };
+    if (costUsd !== undefined) record.costUsd = costUsd;
+    this.#emit!(record);
   }
 }
