@@ -3,6 +3,7 @@ import { formatZodError } from '../errors/formatZodError.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import { isThenable } from '../graph/catchThenable.js';
 import { AgentContext } from './AgentContext.js';
 import type { Step } from './Step.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
@@ -39,31 +40,56 @@ function parse(schema: ZodType, value: unknown, step: string, what: 'input' | 'o
   });
 }
 
+/** What a step left: its output and the context the next steps see. */
+export interface StepDone {
+  output: unknown;
+  context: AgentContext;
+}
+
 /**
  * Runs one step: the input checked against its schema, `execute`, the output checked, then
  * `updateContext` with the output. The context the step sees has `CURRENT_STEP` set to it. A
  * sub-workflow reports its own steps in the run's trace under the step's path (`scope`).
  */
-export async function executeStep(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): Promise<{ output: unknown; context: AgentContext }> {
-  let context = ctx.get(AgentContext.CURRENT_STEP) === step.name ? ctx : ctx.mutate().with(AgentContext.CURRENT_STEP, step.name).build();
+export function executeStep(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): Promise<StepDone> {
+  try {
+    const done = executeStepNow(step, ctx, input, scope, resume);
+    return done instanceof Promise ? done : Promise.resolve(done);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * {@link executeStep}, with the outcome of a step that answers at once (not a sub-workflow, an
+ * `execute` that returns no promise) given back at once: a loop of such steps makes no promise
+ * here. A failure of such a step throws.
+ */
+export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): StepDone | Promise<StepDone> {
+  const context = ctx.get(AgentContext.CURRENT_STEP) === step.name ? ctx : ctx.mutate().with(AgentContext.CURRENT_STEP, step.name).build();
   const given = step.input === undefined ? input : parse(step.input, input, step.name, 'input');
   const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
-  let output: unknown;
   if (child === undefined) {
-    output = await step.execute(context, given);
-  } else {
+    const output: unknown = step.execute(context, given);
+    if (isThenable(output)) return Promise.resolve(output).then((settled) => finishStep(step, context, settled));
+    return finishStep(step, context, output);
+  }
+  return child.call(step, context, given, scope, resume).then((done) => {
     // A sub-workflow: its final context is merged back (donor wins), but the run's own identity stays.
-    const done = await child.call(step, context, given, scope, resume);
-    output = done.output;
     const merged = context.mergeFrom(AgentContext.from(done.context)).mutate();
     for (const key of [AgentContext.WORKFLOW_RUN_ID, AgentContext.WORKFLOW_NAME, AgentContext.CURRENT_STEP]) {
       const own = context.get(key);
       if (own === undefined) merged.without(key);
       else merged.with(key, own);
     }
-    context = merged.build();
-  }
-  if (step.output !== undefined) output = parse(step.output, output, step.name, 'output');
+    return finishStep(step, merged.build(), done.output);
+  });
+}
+
+/** A step's output checked against its schema, then `updateContext` with it. */
+function finishStep(step: Step, stepContext: AgentContext, answer: unknown): StepDone {
+  let context = stepContext;
+  const output = step.output !== undefined ? parse(step.output, answer, step.name, 'output') : answer;
   if (step.updateContext !== undefined) {
     const next: unknown = step.updateContext(context, output);
     if (!(next instanceof AgentContext)) {

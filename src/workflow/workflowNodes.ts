@@ -2,14 +2,16 @@ import { serializeError } from '../errors/SwitchboardError.js';
 import type { AgentResult, NodeFunction } from '../graph/AgentNode.js';
 import { AgentContext } from './AgentContext.js';
 import type { NodeRuntime } from './compileWorkflow.js';
-import { contextFromState, executeStep, matchesError, writeBack } from './executeStep.js';
+import { contextFromState, executeStepNow, matchesError, writeBack, type StepDone } from './executeStep.js';
+import { isThenable } from '../graph/catchThenable.js';
+import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import { decide } from './decide.js';
 import { gateNode } from './gateNode.js';
 import { outputKeyOf } from './Steps.js';
 import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import { DEFAULT_LOOP_FUSE, END_ROUTE, WORKFLOW_KEYS, loopKey, type EarlyEnd } from './workflowKeys.js';
 import { runFanOut, type FanOutHeld } from './runFanOut.js';
-import { SubWorkflowWaiting, type HeldChild } from './runSubWorkflow.js';
+import { RUN_CHILD, SubWorkflowWaiting, type HeldChild } from './runSubWorkflow.js';
 import { childReplyKey, fanOutReplyKey, forkKey, heldChildKey } from './workflowKeys.js';
 import { runtimeOfContext } from '../graph/RunRuntime.js';
 
@@ -46,34 +48,57 @@ export const early = (value: unknown, end: EarlyEnd['end'], message?: string): A
   rawResponse: message === undefined ? { route: END_ROUTE, end } : { route: END_ROUTE, end, message },
 });
 
-/** The step node: runs the step, writes its context changes, and turns aborts and handled errors into routes. */
+/**
+ * The step node: runs the step, writes its context changes, and turns aborts and handled errors into
+ * routes. A step that answers at once is settled at once (no promise: see `executeStepNow`).
+ */
 function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
-  return async (wctx, request) => {
+  // Only a sub-workflow needs the step's scope (its runtime, path and abort signal): the signal is made for it alone.
+  const nested = typeof (rt.step as { [RUN_CHILD]?: unknown })[RUN_CHILD] === 'function';
+  return (wctx, request) => {
     const before = contextFromState(wctx.state);
-    const runtime = runtimeOfContext(wctx);
+    const runtime = nested ? runtimeOfContext(wctx) : undefined;
     // A sub-workflow that waited continues from its held snapshot with the reply its parent's wait took.
     const held = before.get(heldChildKey(nodeId)) as HeldChild | undefined;
     const reply = before.get(childReplyKey(nodeId));
     const resume = held !== undefined && reply !== undefined ? { held, reply } : undefined;
+    let done: StepDone | Promise<StepDone>;
     try {
-      const { output, context } = await executeStep(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId, signal: wctx.signal }, resume);
-      const done = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output) : context.mutate();
-      writeBack(wctx, before, done.without(heldChildKey(nodeId)).without(childReplyKey(nodeId)).build());
-      return handOn(output);
+      done = executeStepNow(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId, signal: wctx.signal }, resume);
+      if (!(done instanceof Promise)) return stepWritten(nodeId, rt, wctx, before, done);
     } catch (error) {
-      if (error instanceof SubWorkflowWaiting && rt.waits !== undefined) {
-        wctx.put(heldChildKey(nodeId), error.held);
-        wctx.state.delete(childReplyKey(nodeId));
-        return handOn(request.input, 'WAIT');
-      }
-      if (error instanceof WorkflowAbort) return early(error.result, 'aborted');
-      if (error instanceof WorkflowTermination) return early(error.message, error.status, error.message);
-      const index = error instanceof SubWorkflowWaiting ? -1 : rt.handlers.findIndex((h) => matchesError(h.match, error));
-      if (index < 0) throw error;
-      wctx.put(WORKFLOW_KEYS.error, { step: rt.step.name, ...serializeError(error) });
-      return handOn(request.input, String(index));
+      return stepFailed(nodeId, rt, wctx, request.input, error);
     }
+    return done.then((settled) => {
+      try {
+        return stepWritten(nodeId, rt, wctx, before, settled);
+      } catch (error) {
+        return stepFailed(nodeId, rt, wctx, request.input, error);
+      }
+    }, (error: unknown) => stepFailed(nodeId, rt, wctx, request.input, error));
   };
+}
+
+/** A step's context changes written back (its output under its key when recorded), and its output handed on. */
+function stepWritten(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>, wctx: WorkflowContext, before: AgentContext, { output, context }: StepDone): AgentResult {
+  const done = rt.record ? context.mutate().with(outputKeyOf(rt.step.name), output) : context.mutate();
+  writeBack(wctx, before, done.without(heldChildKey(nodeId)).without(childReplyKey(nodeId)).build());
+  return handOn(output);
+}
+
+/** A step that failed: a waiting sub-workflow is held, an abort or termination ends the run, a handled error routes to its handler; anything else is thrown. */
+function stepFailed(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>, wctx: WorkflowContext, input: unknown, error: unknown): AgentResult {
+  if (error instanceof SubWorkflowWaiting && rt.waits !== undefined) {
+    wctx.put(heldChildKey(nodeId), error.held);
+    wctx.state.delete(childReplyKey(nodeId));
+    return handOn(input, 'WAIT');
+  }
+  if (error instanceof WorkflowAbort) return early(error.result, 'aborted');
+  if (error instanceof WorkflowTermination) return early(error.message, error.status, error.message);
+  const index = error instanceof SubWorkflowWaiting ? -1 : rt.handlers.findIndex((h) => matchesError(h.match, error));
+  if (index < 0) throw error;
+  wctx.put(WORKFLOW_KEYS.error, { step: rt.step.name, ...serializeError(error) });
+  return handOn(input, String(index));
 }
 
 /**
@@ -120,19 +145,25 @@ function loopEntry(rt: Extract<NodeRuntime, { type: 'loop-entry' }>): NodeFuncti
 const countPass = (value: unknown): number => (typeof value === 'number' ? value : 0) + 1;
 const maxIterations = (value: unknown): number => (typeof value === 'number' ? value : DEFAULT_LOOP_FUSE);
 
-/** Checks a loop's predicate: exit when it holds; else count a pass (the fuse first) and go round. */
+/** Checks a loop's predicate: exit when it holds; else count a pass (the fuse first) and go round. A predicate that answers at once is not awaited. */
 function loopCheck(rt: Extract<NodeRuntime, { type: 'loop-check' }>): NodeFunction {
-  return async (wctx, request) => {
+  return (wctx, request) => {
     const ctx = contextFromState(wctx.state);
-    if (await rt.predicate(ctx, request.input)) return handOn(request.input, 'loop-exit');
-    const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
-    if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(request.input, 'max-steps');
-    const count = (ctx.get(loopKey(rt.loop)) as number | undefined ?? 0) + 1;
-    wctx.put(WORKFLOW_KEYS.loopPasses, passes);
-    wctx.put(loopKey(rt.loop), count);
-    wctx.put(AgentContext.ITERATION_COUNT.name, count);
-    return handOn(request.input, rt.mode === 'while' ? 'loop-continue' : 'back-edge');
+    const holds = rt.predicate(ctx, request.input);
+    if (isThenable(holds)) return Promise.resolve(holds).then((settled) => loopChecked(rt, wctx, ctx, request.input, settled));
+    return loopChecked(rt, wctx, ctx, request.input, holds);
   };
+}
+
+function loopChecked(rt: Extract<NodeRuntime, { type: 'loop-check' }>, wctx: WorkflowContext, ctx: AgentContext, input: unknown, holds: unknown): AgentResult {
+  if (holds) return handOn(input, 'loop-exit');
+  const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
+  if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(input, 'max-steps');
+  const count = (ctx.get(loopKey(rt.loop)) as number | undefined ?? 0) + 1;
+  wctx.put(WORKFLOW_KEYS.loopPasses, passes);
+  wctx.put(loopKey(rt.loop), count);
+  wctx.put(AgentContext.ITERATION_COUNT.name, count);
+  return handOn(input, rt.mode === 'while' ? 'loop-continue' : 'back-edge');
 }
 
 /** The graph node function for a node's runtime (fork nodes compile themselves; see forkNode). */
