@@ -32,6 +32,8 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   readonly rawEvents = true;
   /** Runs hand it their events on the light path (see `HopListener`). */
   readonly hops: HopListener = this;
+  /** As its tracker's (see `HopListener.startsFromEdges`). */
+  readonly startsFromEdges = true;
   readonly file: string;
   /** The write error that stopped the recorder, if any. */
   error: Error | null = null;

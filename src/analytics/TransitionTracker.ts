@@ -92,6 +92,8 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  * for (const event of await store.listEvents(runId)) tracker.push(event.data as TrackedEvent);
  */
 export class TransitionTracker implements HopListener {
+  /** An edge to a node starts that node's step here (see `HopListener.startsFromEdges`): runs need not hand over the `node.started` after it. */
+  readonly startsFromEdges = true;
   readonly #emit: ((record: TransitionRecord) => void) | null;
   readonly #columns: TransitionColumns | null;
   readonly #costOf: CostOf;
@@ -260,9 +262,16 @@ export class TransitionTracker implements HopListener {
     // The edge is taken when its step ended (the time of its node.completed): no clock reading.
     const at = Number.isNaN(open.endedAt) ? time.now() : open.endedAt;
     this.#record(open, next, at, label);
+    // The next step starts here, as its node.started would start it (runs may leave that event out).
     open.from = next;
     open.nodeType = 'node';
     open.startedAt = at;
+    open.durationMs = NaN;
+    open.endedAt = NaN;
+    open.tokens = 0;
+    open.costUsd = undefined;
+    open.modelUsage = false;
+    open.endLabel = null;
   }
 
   /** A spent budget ends the run (its status says so) or sends it to the graph's `onBudgetExceeded` node. */

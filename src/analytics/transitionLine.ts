@@ -20,11 +20,35 @@ export class TransitionLineEncoder {
 
   /** One record as a line of JSON, with its newline. */
   line(r: TransitionRecord): string {
-    let out = `{"runId":${this.#str(r.runId)},"workflow":${this.#str(r.workflow)},"from":${this.#str(r.from)},"to":${this.#str(r.to)},"at":${num(r.at)},"durationMs":${num(r.durationMs)},"tokens":${num(r.tokens)},"nodeType":${this.#str(r.nodeType)},"label":${this.#str(r.label)}`;
+    let out = `${this.#head(r.runId, r.workflow)}${this.#str(r.from)},"to":${this.#str(r.to)},"at":${this.#at(r.at)},"durationMs":${num(r.durationMs)},"tokens":${num(r.tokens)},"nodeType":${this.#str(r.nodeType)},"label":${this.#str(r.label)}`;
     // Keys a record does not have are left out, as JSON.stringify leaves out undefined ones.
     if (r.path !== undefined) out += `,"path":${this.#str(r.path)}`;
     if (r.costUsd !== undefined) out += `,"costUsd":${num(r.costUsd)}`;
     return `${out}}\n`;
+  }
+
+  /** The line's start up to the value of `from`: the same for every record of a run, so made once per run. */
+  #headRunId = '';
+  #headWorkflow = '';
+  #headText = '';
+  #head(runId: string, workflow: string): string {
+    if (runId !== this.#headRunId || workflow !== this.#headWorkflow || this.#headText === '') {
+      this.#headRunId = runId;
+      this.#headWorkflow = workflow;
+      this.#headText = `{"runId":${this.#str(runId)},"workflow":${this.#str(workflow)},"from":`;
+    }
+    return this.#headText;
+  }
+
+  /** A time as JSON: records of a fast loop share their millisecond, so the last one is kept. */
+  #lastAt = NaN;
+  #lastAtText = 'null';
+  #at(at: number): string {
+    if (at !== this.#lastAt) {
+      this.#lastAt = at;
+      this.#lastAtText = num(at);
+    }
+    return this.#lastAtText;
   }
 
   #str(value: string): string {
@@ -34,7 +58,11 @@ export class TransitionLineEncoder {
   }
 }
 
+/** The small whole numbers most durations and token counts are, as JSON, made once. */
+const SMALL: string[] = Array.from({ length: 1024 }, (_, n) => String(n));
+
 /** A number as JSON writes it: finite ones as themselves, anything else as null. */
 function num(value: number): string {
+  if (value >= 0 && value < 1024 && Number.isInteger(value)) return SMALL[value]!;
   return Number.isFinite(value) ? String(value) : 'null';
 }

@@ -23,6 +23,12 @@ function stamp(event: HopEvent, envelope: EventEnvelope): WorkflowEvent {
   } as WorkflowEvent;
 }
 
+/** True when every listener on the light path learns a step's start from the edge that led to it. */
+function startsFromEdges(hops: readonly HopEntry[]): boolean {
+  for (let i = 0; i < hops.length; i++) if (hops[i]!.hops.startsFromEdges !== true) return false;
+  return true;
+}
+
 /** A recorder on the light path, with the listener it gave (see `TraceRecorder.hops`). */
 export interface HopEntry {
   recorder: TraceRecorder;
@@ -99,9 +105,26 @@ export class EventSink {
     while (this.#depth === 0 && this.#queued.length > 0 && !this.closed) this.report(this.#queued.shift()!);
   }
 
+  /** The last event handed over on the light path when it was an edge to a node: its run, path and node (see `HopListener.startsFromEdges`). */
+  #edgeTo: string | null = null;
+  #edgeRunId = '';
+  #edgePath = '';
+
   /** Hands an unstamped event to the recorders on the light path (inside a delivery, see {@link enter}). */
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
     const hops = this.hops;
+    const type = event.type;
+    if (type === 'node.started' && this.#edgeTo !== null && this.#edgeTo === event.nodeId && this.#edgeRunId === runId && this.#edgePath === path && startsFromEdges(hops)) {
+      this.#edgeTo = null;
+      return;
+    }
+    if (type === 'edge.traversed' && typeof event.to === 'string') {
+      this.#edgeTo = event.to;
+      this.#edgeRunId = runId;
+      this.#edgePath = path;
+    } else {
+      this.#edgeTo = null;
+    }
     for (let i = 0; i < hops.length; i++) {
       const entry = hops[i]!;
       if (entry.failed) continue;

@@ -25,9 +25,12 @@ type HopParams = NodeParams & { outcome: HopOutcome };
 function reportHop(runtime: RunRuntime, context: GraphMachineContext, node: CompiledNode, choice: RouteChoice, outcome: HopOutcome): void {
   if (!runtime.listening) return;
   // Answers a route map did not have skipped their groups; say so before the hop they led to.
-  for (const { group, answer } of choice.unmatched ?? []) {
-    const routeKeys = [...(node.groups[group]?.routeMap?.keys() ?? [])];
-    runtime.emit(context.runId, { type: 'route.unmatched', nodeId: node.id, step: context.steps, group, answer, routeKeys });
+  const unmatched = choice.unmatched;
+  if (unmatched !== undefined) {
+    for (const { group, answer } of unmatched) {
+      const routeKeys = [...(node.groups[group]?.routeMap?.keys() ?? [])];
+      runtime.emit(context.runId, { type: 'route.unmatched', nodeId: node.id, step: context.steps, group, answer, routeKeys });
+    }
   }
   if (outcome === 'fuse' || outcome === 'budget') return;
   if (outcome === 'routeFailed') {

@@ -28,4 +28,11 @@ export interface HopTime {
  */
 export interface HopListener {
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void;
+  /**
+   * True when an `edge.traversed` event tells the listener all that the `node.started` of the node
+   * it leads to would (the transition trackers): a run then does not hand over a `node.started`
+   * that comes right after the edge to its node in the same run, when every listener on the light
+   * path says so. Any other event in between, a resume or a run's first node, is handed over as usual.
+   */
+  readonly startsFromEdges?: boolean;
 }
