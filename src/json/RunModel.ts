@@ -7,7 +7,7 @@ import { RUN_MODEL_KEY } from '../graph/modelNode.js';
  * `ModelCatalog` records as the run starts), or null for a run that chose none (a graph without a
  * model choice, or a run that has not reached the node recording it).
  */
-export const RunModel = z.string().nullable().describe("The model the run's agents use (its state's `model`), null when it chose none");
+export const RunModel = z.string().nullable().describe("The model the run's agents use (its state's `model`), null when the graph offers no choice or the run has not recorded it yet (queued, or paused before the node that records it)");
 
 /** The {@link RunModel} of a run's shared state. */
 export function modelOf(state: Record<string, unknown> | undefined): string | null {

@@ -57,6 +57,8 @@ describe('switchboard --model beyond the first cases: resume, fork, twice, refus
   it('a run paused before the node that records the model keeps it when resumed', async () => {
     const paused = RunJson.parse(JSON.parse((await cli('start', 'customer-service', RETURN_QUESTION, '--model', 'gpt-test-large', '--break-before', 'ingest', '--json')).stdout));
     expect(paused.status).toBe('waiting');
+    // Nothing recorded the model yet: the JSON says null (as documented), not a guess.
+    expect(paused.model).toBeNull();
     const { done, models } = await withRequests('resume', paused.runId, '--json');
     expect(done.status, done.stderr).toBe(0);
     expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', model: 'gpt-test-large' });
