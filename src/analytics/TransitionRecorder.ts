@@ -1,9 +1,25 @@
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
-import type { TransitionRecord } from './TransitionRecord.js';
+import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
 import type { PriceTable } from '../budget/PriceTable.js';
 import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
-import { TransitionColumns } from './TransitionColumns.js';
+import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
+
+/**
+ * The columns of a recorder that keeps its records: a record that ends a run (or a specialist run)
+ * brings the recorder's `records` up to date, so an array taken from it earlier holds every run
+ * that has ended, as it did when records were pushed one by one.
+ */
+class KeptColumns extends TransitionColumns {
+  constructor(readonly onRunEnd: () => void) {
+    super();
+  }
+
+  override add(run: TransitionRun, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string): void {
+    super.add(run, from, to, at, durationMs, tokens, costUsd, nodeType, label);
+    if (to.startsWith(END_PREFIX)) this.onRunEnd();
+  }
+}
 
 /** Options for a {@link TransitionRecorder}. */
 export interface TransitionRecorderOptions {
@@ -42,21 +58,27 @@ export class TransitionRecorder implements TraceRecorder {
   #made = 0;
 
   constructor(options: TransitionRecorderOptions = {}) {
-    this.#columns = options.onTransition === undefined ? new TransitionColumns() : null;
+    this.#columns = options.onTransition === undefined ? new KeptColumns(() => this.#catchUp()) : null;
     this.hops = new TransitionTracker(options.onTransition ?? this.#columns!, options);
   }
 
   /**
    * The records so far, when no `onTransition` was given: always the same array, brought up to date
-   * when read (the records of a run are built as objects then, not at every step).
+   * when read and whenever a run (or a specialist run) ends (the records of a run are built as
+   * objects then, not at every step). An array taken earlier so holds every run that has ended.
    */
   get records(): TransitionRecord[] {
+    this.#catchUp();
+    return this.#records;
+  }
+
+  /** Builds the kept records not yet in {@link records}. */
+  #catchUp(): void {
     const columns = this.#columns;
     if (columns !== null && this.#made < columns.length) {
       columns.appendTo(this.#records, this.#made);
       this.#made = columns.length;
     }
-    return this.#records;
   }
 
   record(event: TraceEvent): void {

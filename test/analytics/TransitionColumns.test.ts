@@ -3,10 +3,12 @@ import {
   Agent,
   AgentNode,
   END,
+  MemoryRunStore,
   StateGraph,
   TransitionColumns,
   TransitionRecorder,
   TransitionTracker,
+  humanNode,
   type TrackedEvent,
   type TransitionRecord,
 } from '../../src/index.js';
@@ -69,5 +71,19 @@ describe('TransitionRecorder.records', () => {
     expect(records).toHaveLength(6);
     expect(records[0]).toBe(first);
     expect(new Set(records.map((r) => r.runId)).size).toBe(2);
+  });
+
+  it('brings an array taken before a run up to date when the run ends, a waiting and a failing one too, without reading records again', async () => {
+    const graph = new StateGraph({ name: 'two', maxSteps: 3 }).addNode('a', () => 'x').addNode('b', () => 'y').start('a').addEdge('a', 'b').addEdge('b', END);
+    const recorder = new TransitionRecorder();
+    // Taken once, before any run, and never read through the recorder again: compared after the runs.
+    const { records } = recorder;
+    await graph.run('go', { recorders: [recorder] });
+    expect(records.map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>a', 'a>b', 'b>__end__:completed']);
+    const waits = new StateGraph({ name: 'waits' }).addNode('ask', humanNode({ reason: 'a reply' })).start('ask');
+    const fails = new StateGraph({ name: 'fails' }).addNode('boom', () => { throw new Error('boom'); }).start('boom');
+    expect((await waits.run('go', { recorders: [recorder], store: new MemoryRunStore() })).status).toBe('waiting');
+    expect((await fails.run('go', { recorders: [recorder] })).status).toBe('failed');
+    expect(records.map((r) => r.to).filter((to) => to.startsWith('__end__:'))).toEqual(['__end__:completed', '__end__:waiting', '__end__:failed']);
   });
 });
