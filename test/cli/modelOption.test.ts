@@ -7,6 +7,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from '../../src/testing/
 import { scriptedTurn } from '../machines/scriptedCustomerServiceModel.js';
 import { runCli } from '../support/runCli.js';
 
+const DISPUTE = 'I completely disagree with this compensation amount—someone needs to resolve this!';
 const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
 const db = join(mkdtempSync(join(tmpdir(), 'sb-model-')), 'runs.db');
 
@@ -15,7 +16,7 @@ let openai: FakeOpenAIServer;
 let online: Record<string, string>;
 beforeAll(async () => {
   openai = await startFakeOpenAIServer();
-  openai.enqueue(...Array.from({ length: 200 }, () => scriptedTurn));
+  openai.enqueue(...Array.from({ length: 400 }, () => scriptedTurn));
   online = { OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: openai.baseURL, SWITCHBOARD_MODEL: 'gpt-test', SWITCHBOARD_MODELS: 'gpt-test-large', SWITCHBOARD_MODEL_MAX_RETRIES: '0' };
 });
 afterAll(() => openai?.close());
@@ -27,6 +28,12 @@ async function withRequests(...args: string[]) {
   const before = openai.requests.length;
   const done = await cli(...args);
   return { done, requests: openai.requests.slice(before) };
+}
+
+/** A command and the set of model names its requests went to. */
+async function withRequestModels(...args: string[]) {
+  const { done, requests } = await withRequests(...args);
+  return { done, requests, models: new Set(requests.map((r) => r.body['model'])) };
 }
 
 const storedCount = async () => (JSON.parse((await cli('runs', '--json', '--limit', '10000')).stdout) as unknown[]).length;
@@ -102,4 +109,68 @@ describe('switchboard run|start --model', () => {
       expect(help.stdout).toMatch(/--model <name>\s+the model the run's agents use/);
     }
   }, 60_000);
+});
+
+describe('switchboard --model beyond the first cases: resume, fork, twice, refusals', () => {
+  it('a resumed run keeps its model', async () => {
+    const started = RunJson.parse(JSON.parse((await cli('start', 'customer-service', DISPUTE, '--model', 'gpt-test-large', '--json')).stdout));
+    expect(started.status).toBe('waiting');
+    expect(started.model).toBe('gpt-test-large');
+    const { done, models } = await withRequestModels('resume', started.runId, '--reply', 'We approved a voucher.', '--json');
+    expect(done.status, done.stderr).toBe(0);
+    const resumed = RunJson.parse(JSON.parse(done.stdout));
+    expect(resumed.model).toBe('gpt-test-large');
+    for (const m of models) expect(m).toBe('gpt-test-large');
+  }, 120_000);
+
+  it('a fork keeps its model, at step 0 and later', async () => {
+    const first = RunJson.parse(JSON.parse((await cli('run', RETURN_QUESTION, '--model', 'gpt-test-large', '--json')).stdout));
+    expect(first.model).toBe('gpt-test-large');
+    for (const at of ['0', '2']) {
+      const { done, models } = await withRequestModels('fork', first.runId, '--at', at, '--json');
+      expect(done.status, done.stderr).toBe(0);
+      const fork = RunJson.parse(JSON.parse(done.stdout));
+      expect(fork.model, `fork at ${at}`).toBe('gpt-test-large');
+      expect([...models], `fork at ${at}`).toEqual(models.size === 0 ? [] : ['gpt-test-large']);
+      const listed = RunSummaryJson.array().parse(JSON.parse((await cli('runs', '--json')).stdout));
+      expect(listed.find((r) => r.runId === fork.runId)?.model).toBe('gpt-test-large');
+    }
+  }, 120_000);
+
+  it('a run paused before the node that records the model keeps it when resumed', async () => {
+    const paused = RunJson.parse(JSON.parse((await cli('start', 'customer-service', RETURN_QUESTION, '--model', 'gpt-test-large', '--break-before', 'ingest', '--json')).stdout));
+    expect(paused.status).toBe('waiting');
+    // Nothing recorded the model yet: the JSON says null (as documented), not a guess.
+    expect(paused.model).toBeNull();
+    const { done, models } = await withRequestModels('resume', paused.runId, '--json');
+    expect(done.status, done.stderr).toBe(0);
+    expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', model: 'gpt-test-large' });
+    expect([...models]).toEqual(['gpt-test-large']);
+  }, 120_000);
+
+  it('takes the last --model when it is given twice, as every option that takes one value', async () => {
+    const { done, models } = await withRequestModels('run', RETURN_QUESTION, '--model', 'gpt-test', '--model', 'gpt-test-large', '--json');
+    expect(done.status, done.stderr).toBe(0);
+    expect(RunJson.parse(JSON.parse(done.stdout)).model).toBe('gpt-test-large');
+    expect([...models]).toEqual(['gpt-test-large']);
+  }, 120_000);
+
+  it('answers a refused --model in the ErrorJson shape with exit 2: on resume, without a name, on a typed workflow, a name of 100,000 characters', async () => {
+    const before = await storedCount();
+    const refused = await Promise.all([
+      cli('resume', 'no-such-run', '--model', 'gpt-test', '--json'),
+      cli('run', 'hello', '--json', '--model'),
+      cli('--graphs', 'test/fixtures/workflowGraphs.ts', 'start', 'tally', 'a b', '--model', 'offline', '--json'),
+      cli('run', 'hello', '--model', 'x'.repeat(100_000), '--json'),
+    ]);
+    const errors = refused.map((r) => {
+      expect(r.status, r.stderr.slice(0, 300)).toBe(2);
+      expect(r.stdout).toBe('');
+      return ErrorJson.parse(JSON.parse(r.stderr)).error;
+    });
+    expect(errors.map((e) => e.code)).toEqual(['usage', 'usage', 'model_not_offered', 'unknown_model']);
+    // The long name comes back cut short: the answer stays a few lines, not 100 KB.
+    expect(errors[3]!.message).toMatch(/^--model: unknown model "x{60}"… \(100000 characters\); known models: gpt-test, gpt-test-large, offline$/);
+    expect(await storedCount()).toBe(before);
+  }, 120_000);
 });
