@@ -8,7 +8,7 @@ import { isHumanNode } from './humanNode.js';
 import { isCompilableNode } from './CompilableNode.js';
 
 /** The state key a run's chosen model name is read from (see {@link modelNode}). */
-export const RUN_MODEL_KEY = 'model';
+export const RUN_MODEL_KEY = 'runModel';
 
 /** Where a node made by {@link modelNode} keeps its catalog's names (read by {@link modelNamesOf}). */
 const MODEL_NAMES = Symbol.for('switchboard.modelNames');
@@ -22,7 +22,7 @@ export function modelNamesOf(node: unknown): readonly string[] | undefined {
 
 /**
  * A node that runs with the model its run chose: each execution reads the model name from the
- * run's state (`model`, see {@link RUN_MODEL_KEY}; absent: the catalog's default), and runs the
+ * run's state (`runModel`, see {@link RUN_MODEL_KEY}; absent: the catalog's default), and runs the
  * node `build` made for that model, built once per model and kept. As the name lives in the state,
  * it is stored with the run: a resumed, recovered or forked run goes on with its own model, and a
  * coordinator's specialists get it when the key is in their `shareState`. A name the catalog does

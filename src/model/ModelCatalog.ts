@@ -11,7 +11,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/;
 
 /**
  * The models a run may choose from, by name; the first is the default. A graph built with one
- * (see `modelNode`) answers each run with the model named in its state under `model`, so one
+ * (see `modelNode`) answers each run with the model named in its state under `runModel`, so one
  * process can run the same graph offline for one run and on a hosted model for the next.
  * `modelsFromEnv()` gives the catalog the environment configures.
  *

@@ -8,7 +8,7 @@ describe('customer-service model choice', () => {
   it('records the model a run uses, the catalog\'s default when the request names none', async () => {
     const run = await graph.run('hello there');
     expect(run.status).toBe('completed');
-    expect(run.state.get('model')).toBe('offline');
+    expect(run.state.get('runModel')).toBe('offline');
   });
 
   it('fails a run whose request names a model it was not given, naming the known ones, before any agent runs', async () => {

@@ -54,14 +54,14 @@ describe('POST /api/runs model', () => {
     const { detail, requests } = await start({ message: MULTI, model: 'offline' });
     expect(detail.status).toBe('completed');
     expect(detail.path).toContain('specialist');
-    expect(detail.state['model']).toBe('offline');
+    expect(detail.state['runModel']).toBe('offline');
     expect(requests).toEqual([]);
   }, 60_000);
 
   it('sends every model call of the run, its specialists included, to the chosen hosted model', async () => {
     const { detail, requests } = await start({ message: MULTI, model: 'gpt-test-large' });
     expect(detail.status).toBe('completed');
-    expect(detail.state['model']).toBe('gpt-test-large');
+    expect(detail.state['runModel']).toBe('gpt-test-large');
     // The classifier, the three specialists' agents and the policy writer all called it.
     expect(requests.length).toBeGreaterThanOrEqual(4);
     expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test-large']));
@@ -70,7 +70,7 @@ describe('POST /api/runs model', () => {
   it('uses the default model when none is chosen and records it with the run', async () => {
     const { detail, requests } = await start({ message: RETURN_QUESTION });
     expect(detail.status).toBe('completed');
-    expect(detail.state['model']).toBe('gpt-test');
+    expect(detail.state['runModel']).toBe('gpt-test');
     expect(requests.length).toBeGreaterThan(0);
     expect(new Set(requests.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
   }, 60_000);

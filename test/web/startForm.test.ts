@@ -96,12 +96,12 @@ describe('the start form', () => {
     const before = openai.requests.length;
     const offline = await startFromForm('customer-service', RETURN_QUESTION, { model: 'offline' });
     expect(offline.status).toBe('completed');
-    expect(offline.state['model']).toBe('offline');
+    expect(offline.state['runModel']).toBe('offline');
     expect(openai.requests.length).toBe(before);
     await page.waitForFunction(`document.querySelector('#run-model').textContent === 'model offline'`);
     const hosted = await startFromForm('customer-service', RETURN_QUESTION, { model: 'gpt-test' });
     expect(hosted.status).toBe('completed');
-    expect(hosted.state['model']).toBe('gpt-test');
+    expect(hosted.state['runModel']).toBe('gpt-test');
     const sent = openai.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);
     expect(new Set(sent.map((r) => r.body['model']))).toEqual(new Set(['gpt-test']));
@@ -114,7 +114,7 @@ describe('the start form', () => {
     await page.waitForSelector('#model-select', { state: 'hidden' });
     const run = await startFromForm('lookup-loop', 'check the order', {});
     expect(await page.isHidden('#start-error')).toBe(true);
-    expect(run.state['model']).toBeUndefined();
+    expect(run.state['runModel']).toBeUndefined();
     await page.selectOption('#graph-select', 'customer-service');
     await page.waitForSelector('#model-select', { state: 'visible' });
     expect(await page.locator('#model-select option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['gpt-test', 'offline']);

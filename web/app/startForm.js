@@ -17,14 +17,14 @@ function el(tag, props = {}, ...children) {
 }
 
 /**
- * The model a run used, from its events: the `model` its nodes wrote to the state (a graph built
+ * The model a run used, from its events: the `runModel` (RUN_MODEL_KEY) its nodes wrote to the state (a graph built
  * with a model catalog records the one it runs on); null for a run that recorded none (a graph that
  * takes no model choice ignores the one its start asked for).
  */
 export function runModelOf(events) {
   for (const event of events) {
     const set = event.delta?.set;
-    if (set && typeof set.model === 'string') return set.model;
+    if (set && typeof set.runModel === 'string') return set.runModel;
   }
   return null;
 }
