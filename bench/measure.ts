@@ -20,6 +20,17 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Wall milliseconds and process CPU milliseconds (process.cpuUsage: other threads' garbage collection included) one call takes, after a full GC. */
+export async function wallAndCpu(task: () => Promise<unknown>): Promise<[wall: number, cpu: number]> {
+  collectGarbage();
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  await task();
+  const wall = Number(process.hrtime.bigint() - start) / 1e6;
+  const used = process.cpuUsage(cpu);
+  return [wall, (used.user + used.system) / 1e3];
+}
+
 /** Milliseconds one call takes, after a full GC so the previous task's garbage is not charged to it. */
 export async function timeOnce(task: () => Promise<unknown>): Promise<number> {
   collectGarbage();

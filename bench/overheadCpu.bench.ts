@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { END, JsonlTransitionRecorder, StateGraph, TransitionRecorder, Workflow, step, type BudgetOptions, type WorkflowContext } from '../src/index.js';
-import { collectGarbage, median } from './measure.js';
+import { median, wallAndCpu } from './measure.js';
 
 /**
  * `npx tsx --conditions=switchboard-source bench/overheadCpu.bench.ts` (not part of `npm run bench`;
@@ -40,15 +40,6 @@ const variants: Record<string, [() => Promise<unknown>, () => Promise<unknown>]>
 const only = process.env['SWITCHBOARD_BENCH_ONLY']?.split(',');
 const names = Object.keys(variants).filter((name) => only === undefined || only.includes(name));
 
-async function measure(task: () => Promise<unknown>): Promise<[wall: number, cpu: number]> {
-  collectGarbage();
-  const cpu = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  await task();
-  const wall = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  return [wall, (used.user + used.system) / 1e3];
-}
 const quartiles = (xs: number[]) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(3);
@@ -64,8 +55,8 @@ try {
     const load = loadavg()[0] ?? 0;
     for (let i = 0; i < PAIRS; i++) {
       // Alternating order: neither side always runs first.
-      const first = i % 2 === 0 ? await measure(without) : await measure(withIt);
-      const second = i % 2 === 0 ? await measure(withIt) : await measure(without);
+      const first = i % 2 === 0 ? await wallAndCpu(without) : await wallAndCpu(withIt);
+      const second = i % 2 === 0 ? await wallAndCpu(withIt) : await wallAndCpu(without);
       const [a, b] = i % 2 === 0 ? [first, second] : [second, first];
       wall.push(b[0] / a[0]);
       cpu.push(b[1] / a[1]);

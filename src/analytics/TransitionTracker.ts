@@ -76,6 +76,16 @@ function indexed(labels: string[], name: string, index: unknown): string {
   return `${name}[${String(index)}]`;
 }
 
+/** A new step of `open` begins: what the step before it measured and spent is forgotten. */
+function clearStep(open: OpenRun): void {
+  open.durationMs = NaN;
+  open.endedAt = NaN;
+  open.tokens = 0;
+  open.costUsd = undefined;
+  open.modelUsage = false;
+  open.endLabel = null;
+}
+
 const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)) : 0);
 
 /**
@@ -231,12 +241,7 @@ export class TransitionTracker implements HopListener {
     // A human node resumed after its reply starts again as the node it was.
     if (!(open.from === nodeId && open.nodeType === 'human')) open.nodeType = 'node';
     open.from = nodeId;
-    open.durationMs = NaN;
-    open.endedAt = NaN;
-    open.tokens = 0;
-    open.costUsd = undefined;
-    open.modelUsage = false;
-    open.endLabel = null;
+    clearStep(open);
   }
 
   #model(open: OpenRun | undefined, event: HopEvent): void {
@@ -266,12 +271,7 @@ export class TransitionTracker implements HopListener {
     open.from = next;
     open.nodeType = 'node';
     open.startedAt = at;
-    open.durationMs = NaN;
-    open.endedAt = NaN;
-    open.tokens = 0;
-    open.costUsd = undefined;
-    open.modelUsage = false;
-    open.endLabel = null;
+    clearStep(open);
   }
 
   /** A spent budget ends the run (its status says so) or sends it to the graph's `onBudgetExceeded` node. */

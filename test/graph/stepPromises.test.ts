@@ -1,6 +1,6 @@
-import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { END, StateGraph, type BudgetOptions, type WorkflowContext } from '../../src/index.js';
+import { promisesDuring } from '../support/promisesDuring.js';
 
 const STEPS = 200;
 const loop = () =>
@@ -11,22 +11,6 @@ const loop = () =>
     })
     .start('inc')
     .addConditionalEdges('inc', (ctx) => ((ctx.get<number>('n') ?? 0) >= STEPS ? END : 'inc'));
-
-/** Promises created while `task` runs (every one of them is what a budget's async context pays for on Node 20). */
-async function promisesDuring(task: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') count += 1;
-    },
-  }).enable();
-  try {
-    await task();
-  } finally {
-    hook.disable();
-  }
-  return count;
-}
 
 const BUDGET: BudgetOptions = { maxCost: 1_000, maxTokens: 1e12, maxIterations: 1e9, maxDuration: 2_000_000_000 };
 

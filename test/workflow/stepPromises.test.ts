@@ -1,25 +1,9 @@
-import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { Workflow, step, type BudgetOptions } from '../../src/index.js';
+import { promisesDuring } from '../support/promisesDuring.js';
 
 const PASSES = 100;
 const BUDGET: BudgetOptions = { maxCost: 1_000, maxTokens: 1e12, maxIterations: 1e9, maxDuration: 2_000_000_000 };
-
-/** Promises created while `task` runs (every one of them is what a budget's async context pays for on Node 20). */
-async function promisesDuring(task: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const hook = createHook({
-    init(_id, type) {
-      if (type === 'PROMISE') count += 1;
-    },
-  }).enable();
-  try {
-    await task();
-  } finally {
-    hook.disable();
-  }
-  return count;
-}
 
 describe('promises per workflow step', () => {
   it('a loop of synchronous steps and a synchronous check makes one promise per step, with a budget or without', async () => {
