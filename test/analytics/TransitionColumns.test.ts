@@ -73,6 +73,20 @@ describe('TransitionRecorder.records', () => {
     expect(new Set(records.map((r) => r.runId)).size).toBe(2);
   });
 
+  it('gives every run so far when first read after the runs, and keeps that array up to date from then on', async () => {
+    const graph = new StateGraph({ name: 'two', maxSteps: 3 }).addNode('a', () => 'x').addNode('b', () => 'y').start('a').addEdge('a', 'b').addEdge('b', END);
+    const recorder = new TransitionRecorder();
+    await graph.run('one', { recorders: [recorder] });
+    await graph.run('two', { recorders: [recorder] });
+    const { records } = recorder;
+    expect(records).toHaveLength(6);
+    expect(new Set(records.map((r) => r.runId)).size).toBe(2);
+    await graph.run('three', { recorders: [recorder] });
+    // Not read through the recorder again: the run's end brought the array that was handed out up to date.
+    expect(records).toHaveLength(9);
+    expect(records.slice(6).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>a', 'a>b', 'b>__end__:completed']);
+  });
+
   it('brings an array taken before a run up to date when the run ends, a waiting and a failing one too, without reading records again', async () => {
     const graph = new StateGraph({ name: 'two', maxSteps: 3 }).addNode('a', () => 'x').addNode('b', () => 'y').start('a').addEdge('a', 'b').addEdge('b', END);
     const recorder = new TransitionRecorder();
