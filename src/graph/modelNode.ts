@@ -27,7 +27,10 @@ export function modelNamesOf(node: unknown): readonly string[] | undefined {
  * it is stored with the run: a resumed, recovered or forked run goes on with its own model, and a
  * coordinator's specialists get it when the key is in their `shareState`. A name the catalog does
  * not know fails the execution with an `AgentDefinitionError` naming the known ones. A single
- * `ModelClient` is a catalog of one, named by the client's name.
+ * `ModelClient` is a catalog of one, named by the client's name. The graph lists the catalog's
+ * names in `StateGraph.models` (what `--model` and `POST /api/runs` accept) only for a `modelNode`
+ * added to it directly: to load a node's code late, put the `lazyNode` inside `build`, not the
+ * `modelNode` inside a `lazyNode` (whose node is unknown until it first runs).
  *
  * @example
  * const models = modelsFromEnv();
