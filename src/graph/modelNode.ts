@@ -1,4 +1,4 @@
-import type { AgentNode, GraphNode, NodeEmit, NodeOutput } from './AgentNode.js';
+import type { AgentNode, AgentRequest, GraphNode, NodeEmit, NodeOutput } from './AgentNode.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import type { ModelClient } from '../model/ModelClient.js';
 import { ModelCatalog } from '../model/ModelCatalog.js';
@@ -22,7 +22,8 @@ export function modelNamesOf(node: unknown): readonly string[] | undefined {
 
 /**
  * A node that runs with the model its run chose: each execution reads the model name from the
- * run's state (`runModel`, see {@link RUN_MODEL_KEY}; absent: the catalog's default), and runs the
+ * run's state (`runModel`, see {@link RUN_MODEL_KEY}; absent: the request's `metadata.model`, which
+ * `--model` and `POST /api/runs` send, recorded there; else the catalog's default), and runs the
  * node `build` made for that model, built once per model and kept. As the name lives in the state,
  * it is stored with the run: a resumed, recovered or forked run goes on with its own model, and a
  * coordinator's specialists get it when the key is in their `shareState`. A name the catalog does
@@ -35,14 +36,24 @@ export function modelNamesOf(node: unknown): readonly string[] | undefined {
  * @example
  * const models = modelsFromEnv();
  * graph.addNode('draft', modelNode('draft', models, (model) => draftNode(model)));
- * graph.addNode('classify', (ctx, request) => { ctx.put(RUN_MODEL_KEY, request.metadata?.model ?? models.defaultName); return null; });
+ * // graph.run({ input: 'hi', metadata: { model: 'gpt-4o' } }) (what `--model gpt-4o` sends) drafts on gpt-4o.
  */
 export function modelNode<C extends WorkflowContext = WorkflowContext>(name: string, models: ModelCatalog | ModelClient, build: (model: ModelClient) => GraphNode<C>): AgentNode<C> {
   if (typeof build !== 'function') throw new GraphDefinitionError(`modelNode("${name}"): build must be a function of the model returning the node; received ${describeValue(build)}`);
   const catalog = models instanceof ModelCatalog ? models : ModelCatalog.of(models);
   const built = new Map<string, GraphNode<C>>();
-  const nodeFor = (ctx: C): GraphNode<C> => {
-    const chosen = ctx.get(RUN_MODEL_KEY);
+  const nodeFor = (ctx: C, request: AgentRequest): GraphNode<C> => {
+    let chosen = ctx.get(RUN_MODEL_KEY);
+    if (typeof chosen !== 'string') {
+      // No node recorded a choice yet: the one the run was started with (`--model`, `POST /api/runs`
+      // `model`: the request's `metadata.model`) is recorded here, so later nodes and a resumed run keep it.
+      const asked = request.metadata?.['model'];
+      if (typeof asked === 'string') {
+        catalog.get(asked);
+        ctx.put(RUN_MODEL_KEY, asked);
+        chosen = asked;
+      }
+    }
     const modelName = typeof chosen === 'string' ? chosen : catalog.defaultName;
     let node = built.get(modelName);
     if (node === undefined) {
@@ -58,11 +69,11 @@ export function modelNode<C extends WorkflowContext = WorkflowContext>(name: str
     name,
     [MODEL_NAMES]: catalog.names,
     execute(ctx: C, request): NodeOutput | Promise<NodeOutput> {
-      const node = nodeFor(ctx);
+      const node = nodeFor(ctx, request);
       return typeof node === 'function' ? node(ctx, request) : node.execute(ctx, request);
     },
     executeStream(ctx: C, request, emit: NodeEmit): NodeOutput | Promise<NodeOutput> {
-      const node = nodeFor(ctx);
+      const node = nodeFor(ctx, request);
       if (typeof node === 'function') return node(ctx, request);
       return typeof node.executeStream === 'function' ? node.executeStream(ctx, request, emit) : node.execute(ctx, request);
     },

@@ -72,6 +72,24 @@ describe('modelNode', () => {
       .addEdge('ask', 'answer');
   }
 
+  it('takes the model a run was started with (metadata.model) when no node recorded one, and records it for the rest of the run', async () => {
+    const only = () =>
+      new StateGraph({ name: 'only-model' })
+        .addNode('first', modelNode('first', catalog, (model) => () => label(model)))
+        .addNode('second', modelNode('second', catalog, (model) => () => `${label(model)} again`))
+        .start('first')
+        .addEdge('first', 'second');
+    const chosen = await only().run({ input: 'hi', metadata: { model: 'b' } });
+    expect(chosen.outputText).toBe('ran on b again');
+    expect(chosen.state.get(RUN_MODEL_KEY)).toBe('b');
+    const plain = await only().run('hi');
+    expect(plain.outputText).toBe('ran on a again');
+    expect(plain.state.get(RUN_MODEL_KEY)).toBeUndefined();
+    const unknown = await only().run({ input: 'hi', metadata: { model: 'c' } });
+    expect(unknown.status).toBe('failed');
+    expect(unknown.error?.message).toContain('no model named "c" is configured; known models: a, b');
+  });
+
   it('runs the node built for the model the run chose, after a resume too, and builds it once per model', async () => {
     const builds: string[] = [];
     const store = new MemoryRunStore();
