@@ -3,6 +3,7 @@ import type { AgentRequest } from '../graph/AgentNode.js';
 import { COMPILE_NODE, type CompilableNode, type NodeCompileScope } from '../graph/CompilableNode.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
+import { MODEL_NAMES, RUN_MODEL_KEY } from '../graph/modelNode.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { CoordinatorTask } from './CoordinatorTask.js';
@@ -24,7 +25,12 @@ export interface CoordinatorOptions {
   taskTimeoutMs?: number;
   /** Further attempts after a task fails or times out (default 0; a task's own `retries` wins). */
   retries?: number;
-  /** Parent state keys copied (as JSON) into each specialist's otherwise empty state. */
+  /**
+   * Parent state keys copied (as JSON) into each specialist's otherwise empty state. With
+   * `RUN_MODEL_KEY` (`runModel`) among them, the specialists run on the run's chosen model (the one
+   * in the state, else the one the run was started with, which the dispatch then records), and the
+   * graph offers the specialists' models (`StateGraph.models`).
+   */
   shareState?: readonly string[];
   /** Specialist state keys copied into its result's `output`. */
   exportState?: readonly string[];
@@ -141,8 +147,13 @@ export class Coordinator {
       policy: this.policy,
     };
     const specialists = this.specialists;
-    return {
+    const sharesModel = this.#shareState.includes(RUN_MODEL_KEY);
+    const node: CompilableNode & { readonly [MODEL_NAMES]: readonly string[] } = {
       name: 'coordinator',
+      // Only a shared `runModel` reaches the specialists: without it a chosen model would be ignored.
+      get [MODEL_NAMES](): readonly string[] {
+        return sharesModel ? [...new Set(Object.values(specialists).flatMap((graph) => graph.models ?? []))] : [];
+      },
       parts: Object.entries(specialists).map(([kind, graph]) => ({ name: kind, graph: graph.name })),
       [COMPILE_NODE]: (scope: NodeCompileScope) => dispatchState(config, scope),
       childGraphs: () => Object.values(specialists),
@@ -159,5 +170,6 @@ export class Coordinator {
         throw new GraphDefinitionError('a coordinator dispatch node runs as part of a StateGraph machine; add it with addNode');
       },
     };
+    return node;
   }
 }

@@ -4,6 +4,7 @@ import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { runtimeOf } from '../graph/RunRuntime.js';
 import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
+import { RUN_MODEL_KEY } from '../graph/modelNode.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import type { z } from 'zod';
@@ -40,6 +41,17 @@ function sharedState(context: GraphMachineContext, keys: readonly string[]): str
   const out: Record<string, unknown> = {};
   for (const key of keys) if (key in context.state) out[key] = context.state[key] ?? null;
   return JSON.stringify(out);
+}
+
+/**
+ * `runModel` to record before dispatching, when it is shared and no node recorded one yet: the
+ * model the run was started with (the request's `metadata.model`, what `--model` and
+ * `POST /api/runs` send), as a `modelNode` records it, so the specialists run on it.
+ */
+function startModel(context: GraphMachineContext, keys: readonly string[]): Record<string, string> {
+  if (!keys.includes(RUN_MODEL_KEY) || typeof context.state[RUN_MODEL_KEY] === 'string') return {};
+  const asked = context.request.metadata?.['model'];
+  return typeof asked === 'string' ? { [RUN_MODEL_KEY]: asked } : {};
 }
 
 /**
@@ -122,7 +134,7 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
           runtimeOf(args.self).error = error;
           return { state: bookkeep(args, args.context.state, { [config.tasksKey]: [] }), error: error.toJSON() };
         }
-        return { state: bookkeep(args, args.context.state, { [config.tasksKey]: parsed.data, [config.resultsKey]: [] }) };
+        return { state: bookkeep(args, args.context.state, { [config.tasksKey]: parsed.data, [config.resultsKey]: [], ...startModel(args.context, config.shareState) }) };
       }),
       [n.joined]: assign((args: StepArgs) => {
         const output = args.event.output as JoinOutput;

@@ -77,6 +77,7 @@ function checkStrictRoutes(value: unknown, name: string): boolean {
 export class StateGraph<S extends StateSpec | null = null, N extends string = never> implements RunnableGraph {
   readonly #def: GraphDefinition;
   #machine: GraphMachine | null = null;
+  #listingModels = false;
 
   constructor(options: StateGraphOptions<S> = {}) {
     checkGraphOptions(options, Object.keys(OPTION_KEYS), 'new StateGraph()');
@@ -103,13 +104,23 @@ export class StateGraph<S extends StateSpec | null = null, N extends string = ne
   }
 
   /**
-   * The models a run of this graph may choose: the names of the catalogs of its `modelNode`s, the
-   * default first; empty when no node runs on a chosen model (a chosen model would be ignored).
+   * The models a run of this graph may choose: the names of the catalogs of its `modelNode`s, of
+   * those of the graphs it runs as nodes (`WorkflowAgent`) and of its coordinators' specialists
+   * when they share `runModel`, the first node's default first; empty when no node runs on a
+   * chosen model (a chosen model would be ignored). A `modelNode` inside a `lazyNode` is not seen:
+   * its node is unknown until it loads.
    */
   get models(): string[] {
-    const names = new Set<string>();
-    for (const node of this.#def.nodes.values()) for (const name of modelNamesOf(node) ?? []) names.add(name);
-    return [...names];
+    // A graph that runs itself as one of its nodes would ask itself again: it adds nothing more.
+    if (this.#listingModels) return [];
+    this.#listingModels = true;
+    try {
+      const names = new Set<string>();
+      for (const node of this.#def.nodes.values()) for (const name of modelNamesOf(node) ?? []) names.add(name);
+      return [...names];
+    } finally {
+      this.#listingModels = false;
+    }
   }
 
   /** Adds a node: an `AgentNode` object or a function `(ctx, request) => result | string | null`. */

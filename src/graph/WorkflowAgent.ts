@@ -6,6 +6,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
+import { MODEL_NAMES, RUN_MODEL_KEY } from './modelNode.js';
 
 /** Turns a finished run into the agent's answer: the last result, or the reason there is none. */
 function settle(run: WorkflowRun): AgentResult | null {
@@ -50,6 +51,28 @@ export class WorkflowAgent implements AgentNode {
   }
 
   /**
+   * The wrapped workflow's models, so a graph with this agent as a node offers them: the node hands
+   * its request (and so the run's chosen model, `metadata.model`) to the workflow's run.
+   */
+  get [MODEL_NAMES](): readonly string[] {
+    return this.workflow.models ?? [];
+  }
+
+  /**
+   * The request for the workflow's run, on the outer run's model: the one recorded in its state
+   * (`runModel`) wins; else the one it was started with (`metadata.model`), recorded there as a
+   * `modelNode` does, so the outer run (and a resumed one) says which model it ran on.
+   */
+  #onRunModel(ctx: WorkflowContext, request: AgentRequest): AgentRequest {
+    if ((this.workflow.models ?? []).length === 0) return request;
+    const chosen = ctx.get(RUN_MODEL_KEY);
+    if (typeof chosen === 'string') return request.metadata?.['model'] === chosen ? request : { ...request, metadata: { ...request.metadata, model: chosen } };
+    const asked = request.metadata?.['model'];
+    if (typeof asked === 'string') ctx.put(RUN_MODEL_KEY, asked);
+    return request;
+  }
+
+  /**
    * Resolves to the last result for `completed`, `max-steps` and `aborted` runs; rejects with `run.error` for
    * `failed` and with an `AbortError` for `cancelled`.
    */
@@ -67,7 +90,8 @@ export class WorkflowAgent implements AgentNode {
    * the outer run, the inner run's events are reported as `workflow.event` events, as in
    * {@link executeStream}: what a run records does not depend on whether it was run or streamed.
    */
-  execute(ctx: WorkflowContext, request: AgentRequest): Promise<AgentResult | null> {
+  execute(ctx: WorkflowContext, given: AgentRequest): Promise<AgentResult | null> {
+    const request = this.#onRunModel(ctx, given);
     const options: RunOptions = { signal: ctx.signal, session: this.session ?? ctx.session };
     if (!ctx.reporting) return this.run(request, options);
     return this.run(request, {
@@ -79,7 +103,8 @@ export class WorkflowAgent implements AgentNode {
   }
 
   /** As a streaming node: forwards the inner run's events as `workflow.event` events. */
-  async executeStream(ctx: WorkflowContext, request: AgentRequest, emit: NodeEmit): Promise<AgentResult | null> {
+  async executeStream(ctx: WorkflowContext, given: AgentRequest, emit: NodeEmit): Promise<AgentResult | null> {
+    const request = this.#onRunModel(ctx, given);
     let last: WorkflowRun | null = null;
     for await (const event of this.stream(request, { signal: ctx.signal, session: this.session ?? ctx.session })) {
       if (event.type === 'run.completed') last = (event as { run: WorkflowRun }).run;

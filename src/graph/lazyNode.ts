@@ -5,6 +5,14 @@ import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import { describeValue } from './describeValue.js';
 import { isHumanNode } from './humanNode.js';
 
+/** Marks the nodes {@link lazyNode} makes (read by {@link isLazyNode}). */
+const LAZY_NODE = Symbol.for('switchboard.lazyNode');
+
+/** True for a node made by {@link lazyNode}: its own node is not known before it loads. */
+export function isLazyNode(node: unknown): boolean {
+  return typeof node === 'object' && node !== null && (node as { [LAZY_NODE]?: unknown })[LAZY_NODE] === true;
+}
+
 /**
  * A node whose implementation is loaded the first time it runs, usually with a dynamic `import()`:
  * a graph can be built, drawn, exported, hashed and resumed with only its shape loaded, and a
@@ -13,7 +21,9 @@ import { isHumanNode } from './humanNode.js';
  * run streams and the node has one, else `execute`). A failed load fails that execution and is
  * tried again the next time. Human nodes and nodes that compile themselves (a coordinator's
  * dispatch) shape the machine, so they cannot be loaded late: loading one is a
- * `GraphDefinitionError`.
+ * `GraphDefinitionError`. A `modelNode` loaded this way runs on the run's chosen model, but the
+ * graph cannot offer its models to `--model` and `POST /api/runs` (they are not known before it
+ * loads): put the `lazyNode` inside the `modelNode`'s `build` instead.
  *
  * @example
  * graph.addNode('retrieve', lazyNode('retrieve', async () => (await import('./retrieveNode.js')).retrieveNode()));
@@ -34,8 +44,9 @@ export function lazyNode<C = WorkflowContext>(name: string, load: () => Promise<
       loading = null;
       throw error;
     }));
-  return {
+  const lazy: AgentNode<C> & { [LAZY_NODE]: true } = {
     name,
+    [LAZY_NODE]: true,
     async execute(ctx: C, request): Promise<NodeOutput> {
       const node = await loaded();
       return typeof node === 'function' ? node(ctx, request) : node.execute(ctx, request);
@@ -46,4 +57,5 @@ export function lazyNode<C = WorkflowContext>(name: string, load: () => Promise<
       return typeof node.executeStream === 'function' ? node.executeStream(ctx, request, emit) : node.execute(ctx, request);
     },
   };
+  return lazy;
 }

@@ -10,10 +10,19 @@ import { isCompilableNode } from './CompilableNode.js';
 /** The state key a run's chosen model name is read from (see {@link modelNode}). */
 export const RUN_MODEL_KEY = 'runModel';
 
-/** Where a node made by {@link modelNode} keeps its catalog's names (read by {@link modelNamesOf}). */
-const MODEL_NAMES = Symbol.for('switchboard.modelNames');
+/**
+ * Where a node keeps the model names it may run on (read by {@link modelNamesOf}): a
+ * {@link modelNode}'s catalog names, or a getter of a node that runs graphs (a `WorkflowAgent`, a
+ * coordinator's dispatch) answering with theirs.
+ */
+export const MODEL_NAMES = Symbol.for('switchboard.modelNames');
 
-/** The model names a node made by {@link modelNode} may run on (its catalog's, the default first); undefined for any other node. */
+/**
+ * The model names a node may run on, the default first: a {@link modelNode}'s catalog names; for
+ * a graph run as a node (`WorkflowAgent`), its graph's `models`; for a coordinator's dispatch node,
+ * its specialists' when it shares `runModel` with them (`shareState`). Undefined for any other
+ * node, a `lazyNode` included (its node is not known before it loads).
+ */
 export function modelNamesOf(node: unknown): readonly string[] | undefined {
   if ((typeof node !== 'object' && typeof node !== 'function') || node === null) return undefined;
   const names = (node as { [MODEL_NAMES]?: unknown })[MODEL_NAMES];
@@ -29,9 +38,10 @@ export function modelNamesOf(node: unknown): readonly string[] | undefined {
  * coordinator's specialists get it when the key is in their `shareState`. A name the catalog does
  * not know fails the execution with an `AgentDefinitionError` naming the known ones. A single
  * `ModelClient` is a catalog of one, named by the client's name. The graph lists the catalog's
- * names in `StateGraph.models` (what `--model` and `POST /api/runs` accept) only for a `modelNode`
- * added to it directly: to load a node's code late, put the `lazyNode` inside `build`, not the
- * `modelNode` inside a `lazyNode` (whose node is unknown until it first runs).
+ * names in `StateGraph.models` (what `--model` and `POST /api/runs` accept) for a `modelNode`
+ * added to it, to a graph it runs as a node (`WorkflowAgent`), or to a coordinator's specialist
+ * when the coordinator shares `runModel`; not for one inside a `lazyNode`, whose node is unknown
+ * until it first runs: to load a node's code late, put the `lazyNode` inside `build` instead.
  *
  * @example
  * const models = modelsFromEnv();

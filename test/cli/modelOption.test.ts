@@ -103,6 +103,24 @@ describe('switchboard run|start --model', () => {
     expect(await storedCount()).toBe(before);
   }, 120_000);
 
+  it('accepts a model of a modelNode nested in a subgraph or a specialist and runs on it; names a lazyNode when it refuses one', async () => {
+    const nested = (...args: string[]) => cli('--graphs', 'test/fixtures/nestedModelGraphs.ts', ...args);
+    const [subgraph, coordinated, lazy] = await Promise.all([
+      nested('start', 'subgraph', 'hi', '--model', 'large', '--json'),
+      nested('start', 'coordinated', 'hi', '--model', 'large', '--json'),
+      nested('start', 'lazy', 'hi', '--model', 'large', '--json'),
+    ]);
+    for (const done of [subgraph, coordinated]) {
+      expect(done.status, done.stderr).toBe(0);
+      expect(RunJson.parse(JSON.parse(done.stdout))).toMatchObject({ status: 'completed', outputText: 'ran on large', model: 'large' });
+    }
+    expect(lazy.status).toBe(2);
+    const refused = ErrorJson.parse(JSON.parse(lazy.stderr)).error;
+    expect(refused.code).toBe('model_not_offered');
+    expect(refused.message).toContain('its node "draft" is a lazyNode');
+    expect(refused.message).toContain("put the lazyNode inside the modelNode's build instead");
+  }, 120_000);
+
   it('lists --model in the help of run and start', async () => {
     for (const command of ['run', 'start']) {
       const help = await cli(command, '--help');

@@ -6,6 +6,7 @@ import { scenarios } from '../../machines/scenarios.js';
 import { salesReportService } from '../../specialists/report/salesReportService.js';
 import { scriptedTurn } from '../machines/scriptedCustomerServiceModel.js';
 import { lookupLoopGraph } from '../fixtures/workbenchGraphs.js';
+import { graphs as nestedGraphs, models as nestedModels } from '../fixtures/nestedModelGraphs.js';
 import { testWorkbench, type TestWorkbench } from './workbenchTarget.js';
 
 const RETURN_QUESTION = 'What is the return policy for Aero headphones? Can I return them unused three days after delivery?';
@@ -15,6 +16,8 @@ let openai: FakeOpenAIServer;
 let catalog: ModelCatalog;
 let wb: TestWorkbench;
 const bare = testWorkbench({ graphs: [lookupLoopGraph(1)] });
+/** Graphs whose modelNodes sit in a subgraph, in a coordinator's specialist and in a lazyNode. */
+const nested = testWorkbench({ graphs: nestedGraphs, models: nestedModels });
 
 beforeAll(async () => {
   openai = await startFakeOpenAIServer();
@@ -26,6 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await wb?.shutdown();
   await bare.shutdown();
+  await nested.shutdown();
   await openai?.close();
   await salesReportService().close();
 });
@@ -97,6 +101,22 @@ describe('POST /api/runs model', () => {
     expect((await wb.json('/api/runs?limit=500')).body.length).toBe(before);
     expect((await bare.json('/api/runs?limit=500')).body).toEqual([]);
   });
+
+  it('offers and runs on the models of modelNodes nested in a subgraph or a specialist; refuses one for a lazyNode, saying how to fix it', async () => {
+    expect((await nested.json('/api/graphs')).body.graphs).toEqual([
+      { name: 'subgraph', models: ['small', 'large'] },
+      { name: 'coordinated', models: ['small', 'large'] },
+      { name: 'lazy', models: [] },
+    ]);
+    for (const graph of ['subgraph', 'coordinated']) {
+      const started = await nested.json('/api/runs?wait=true', { method: 'POST', json: { message: 'hi', graph, model: 'large' } });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      expect(RunJson.parse(started.body)).toMatchObject({ status: 'completed', outputText: 'ran on large', model: 'large' });
+    }
+    const lazy = await nested.json('/api/runs', { method: 'POST', json: { message: 'hi', graph: 'lazy', model: 'large' } });
+    expect(lazy.status).toBe(400);
+    expect(ErrorJson.parse(lazy.body).error).toMatchObject({ code: 'model_not_offered', message: expect.stringContaining("its node \"draft\" is a lazyNode, whose models are not known before it loads: for a modelNode, put the lazyNode inside the modelNode's build instead") });
+  }, 60_000);
 
   it('carries the model in the run JSON: the finished leg, the stored run and the run list', async () => {
     const started = await wb.json('/api/runs?wait=true', { method: 'POST', json: { message: RETURN_QUESTION, model: 'offline' } });
