@@ -1,5 +1,6 @@
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import type { ModelClient } from './ModelClient.js';
+import { describeValue } from '../graph/describeValue.js';
 
 /** One model of a {@link ModelCatalog}: the name a run chooses it by, and the client. */
 export interface ModelEntry {
@@ -7,7 +8,24 @@ export interface ModelEntry {
   model: ModelClient;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/;
+/** The longest model name, in characters (as the customer-service ingest caps `metadata.model`). */
+export const MAX_MODEL_NAME_LENGTH = 100;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/;
+
+/** What a model name must be, for error messages. */
+export const MODEL_NAME_RULE = `use 1–${MAX_MODEL_NAME_LENGTH} letters, digits and . _ : / @ - (starting with a letter or digit)`;
+
+/** What is wrong with a model name, as the end of a sentence about it ("is empty"); null for a valid name. */
+export function modelNameProblem(name: string): string | null {
+  if (name === '') return 'is empty';
+  if (name.length > MAX_MODEL_NAME_LENGTH) return `is longer than ${MAX_MODEL_NAME_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'contains a control character';
+  if (/\s/.test(name)) return 'contains whitespace';
+  if (!NAME.test(name)) return 'is not valid';
+  return null;
+}
 
 /**
  * The models a run may choose from, by name; the first is the default. A graph built with one
@@ -30,16 +48,13 @@ export class ModelCatalog {
     const models = new Map<string, ModelClient>();
     for (const entry of entries) {
       const name: unknown = entry?.name;
-      if (typeof name !== 'string' || !NAME.test(name)) {
-        throw new AgentDefinitionError(
-          `new ModelCatalog: model name ${JSON.stringify(name)} is not valid; use 1–100 letters, digits and . _ : / @ - (starting with a letter or digit)`,
-        );
-      }
-      if (models.has(name)) throw new AgentDefinitionError(`new ModelCatalog: the model name "${name}" is given twice; names must be unique`);
+      const problem = typeof name === 'string' ? modelNameProblem(name) : 'is not a string';
+      if (problem !== null) throw new AgentDefinitionError(`new ModelCatalog: model name ${describeValue(name)} ${problem}; ${MODEL_NAME_RULE}`);
+      if (models.has(name as string)) throw new AgentDefinitionError(`new ModelCatalog: the model name "${name as string}" is given twice; names must be unique`);
       if (typeof entry.model?.complete !== 'function' || typeof entry.model.stream !== 'function') {
         throw new AgentDefinitionError(`new ModelCatalog: model "${name}" is not a ModelClient (it needs complete and stream)`);
       }
-      models.set(name, entry.model);
+      models.set(name as string, entry.model);
     }
     this.#models = models;
   }
@@ -68,7 +83,7 @@ export class ModelCatalog {
   get(name?: string): ModelClient {
     const model = this.#models.get(name ?? this.defaultName);
     if (model === undefined) {
-      throw new AgentDefinitionError(`no model named ${JSON.stringify(name)} is configured; known models: ${this.names.join(', ')}`);
+      throw new AgentDefinitionError(`no model named ${describeValue(name)} is configured; known models: ${this.names.join(', ')}`);
     }
     return model;
   }

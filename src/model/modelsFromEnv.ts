@@ -1,5 +1,6 @@
 import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
-import { ModelCatalog, type ModelEntry } from './ModelCatalog.js';
+import { MODEL_NAME_RULE, ModelCatalog, modelNameProblem, type ModelEntry } from './ModelCatalog.js';
+import { describeValue } from '../graph/describeValue.js';
 import { DEFAULT_MODEL_IDLE_TIMEOUT_MS, DEFAULT_MODEL_MAX_RETRIES, DEFAULT_MODEL_TIMEOUT_MS, modelLimitsFromEnv, type ModelLimits } from './modelLimits.js';
 import { OfflineModel, type OfflineModelOptions } from './OfflineModel.js';
 import { OpenAIChatModel } from './OpenAIChatModel.js';
@@ -45,7 +46,10 @@ function limitsOf(env: Record<string, string | undefined>, options: ModelFromEnv
  * the default, then one for each further name in `SWITCHBOARD_MODELS` (comma-separated, served by
  * the same endpoint), then the embedded `OfflineModel` as `offline`. Without a key: `offline`
  * alone. The limit variables are checked either way (see `createModelFromEnv`); a name in
- * `SWITCHBOARD_MODELS` that is not a valid model name throws an `AgentDefinitionError` naming it.
+ * `SWITCHBOARD_MODEL` or `SWITCHBOARD_MODELS` that is not a valid model name (longer than 100
+ * characters, with whitespace, a control character or another character a model name cannot have)
+ * throws an `AgentDefinitionError` naming the variable, the name (cut after 60 characters) and the
+ * problem.
  *
  * @example
  * // OPENAI_API_KEY=… SWITCHBOARD_MODEL=gpt-4o-mini SWITCHBOARD_MODELS=gpt-4o
@@ -59,6 +63,12 @@ export function modelsFromEnv(env: Record<string, string | undefined> = process.
   const baseURL = env['OPENAI_BASE_URL']?.trim();
   const first = env['SWITCHBOARD_MODEL']?.trim() || DEFAULT_MODEL;
   const more = (env['SWITCHBOARD_MODELS'] ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const [variable, list] of [['SWITCHBOARD_MODEL', [first]], ['SWITCHBOARD_MODELS', more]] as const) {
+    for (const name of list) {
+      const problem = modelNameProblem(name);
+      if (problem !== null) throw new AgentDefinitionError(`${variable}: model name ${describeValue(name)} ${problem}; ${MODEL_NAME_RULE}`);
+    }
+  }
   const names = [...new Set([first, ...more])];
   const clash = names.find((name) => name === OFFLINE_MODEL_NAME);
   if (clash !== undefined) {

@@ -30,8 +30,29 @@ describe('modelsFromEnv', () => {
   });
 
   it('refuses a configured name that is not a model name, or that takes the offline model\'s name', () => {
-    expect(() => modelsFromEnv({ OPENAI_API_KEY: 'sk-test', SWITCHBOARD_MODELS: 'gpt 4o' })).toThrow(/SWITCHBOARD_MODEL \/ SWITCHBOARD_MODELS: .*"gpt 4o" is not valid/);
+    expect(() => modelsFromEnv({ OPENAI_API_KEY: 'sk-test', SWITCHBOARD_MODELS: 'gpt 4o' })).toThrow('SWITCHBOARD_MODELS: model name "gpt 4o" contains whitespace; use 1–100 letters');
     expect(() => modelsFromEnv({ OPENAI_API_KEY: 'sk-test', SWITCHBOARD_MODELS: 'offline' })).toThrow(AgentDefinitionError);
+  });
+
+  it('refuses a configured name longer than 100 characters, or with a control character, naming the variable and quoting the name cut short', () => {
+    const refusal = (env: Record<string, string>): AgentDefinitionError => {
+      try {
+        modelsFromEnv({ OPENAI_API_KEY: 'sk-test', ...env });
+      } catch (error) {
+        if (error instanceof AgentDefinitionError) return error;
+        throw error;
+      }
+      throw new Error('no AgentDefinitionError was thrown');
+    };
+    // 100 characters is the longest name, as the customer-service ingest takes.
+    expect(modelsFromEnv({ OPENAI_API_KEY: 'sk-test', SWITCHBOARD_MODELS: 'm'.repeat(100) }).names).toContain('m'.repeat(100));
+    const long = refusal({ SWITCHBOARD_MODELS: `gpt-4o,${'m'.repeat(100_001)}` });
+    expect(long.message).toBe(`SWITCHBOARD_MODELS: model name "${'m'.repeat(60)}"… (100001 characters) is longer than 100 characters; use 1–100 letters, digits and . _ : / @ - (starting with a letter or digit)`);
+    expect(refusal({ SWITCHBOARD_MODEL: 'n'.repeat(101) }).message).toMatch(/^SWITCHBOARD_MODEL: model name "n{60}"… \(101 characters\) is longer than 100 characters; /);
+    expect(refusal({ SWITCHBOARD_MODELS: 'gpt\u001b[2J' }).message).toMatch(/^SWITCHBOARD_MODELS: model name "gpt\\u001b\[2J" contains a control character; /);
+    expect(refusal({ SWITCHBOARD_MODEL: 'gpt\t4o' }).message).toMatch(/^SWITCHBOARD_MODEL: model name "gpt\\t4o" contains a control character; /);
+    // Empty and blank entries of the list are skipped, a blank SWITCHBOARD_MODEL means the default.
+    expect(modelsFromEnv({ OPENAI_API_KEY: 'sk-test', SWITCHBOARD_MODEL: '  ', SWITCHBOARD_MODELS: ' , ,gpt-4o' }).names).toEqual(['gpt-4o-mini', 'gpt-4o', 'offline']);
   });
 });
 
@@ -42,6 +63,9 @@ describe('ModelCatalog', () => {
     expect(() => catalog.get('c')).toThrow('no model named "c" is configured; known models: a, b');
     expect(() => new ModelCatalog([])).toThrow(AgentDefinitionError);
     expect(() => new ModelCatalog([{ name: 'a', model: new OfflineModel() }, { name: 'a', model: new OfflineModel() }])).toThrow('given twice');
+    // A long name, given or asked for, is quoted cut short: the message stays a few lines.
+    expect(() => new ModelCatalog([{ name: 'x'.repeat(5000), model: new OfflineModel() }])).toThrow(`new ModelCatalog: model name "${'x'.repeat(60)}"… (5000 characters) is longer than 100 characters;`);
+    expect(() => catalog.get('y'.repeat(5000))).toThrow(`no model named "${'y'.repeat(60)}"… (5000 characters) is configured; known models: a, b`);
   });
 });
 
