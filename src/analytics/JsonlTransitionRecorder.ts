@@ -61,6 +61,10 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     if (this.error === null) this.#tracker.hop(event, runId, path, time);
   }
 
+  step(runId: string, path: string, nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {
+    if (this.error === null) this.#tracker.step(runId, path, nodeId, at, durationMs, result, to, kind, index, routeKey);
+  }
+
   /** Writes the lines still waiting for their batch now. */
   flush(): void {
     if (this.#timer !== null) {

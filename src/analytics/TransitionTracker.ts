@@ -67,6 +67,12 @@ function edgeLabel(event: HopEvent): string {
   return kind === 'transition' ? indexed(TRANSITION_LABELS, 'transition', event.index) : 'end';
 }
 
+/** {@link edgeLabel} of an edge given by its fields. */
+function stepLabel(kind: string, index: number, routeKey: string | undefined): string {
+  if (kind === 'conditional') return routeKey !== undefined ? routeKey : indexed(GROUP_LABELS, 'group', index);
+  return kind === 'transition' ? indexed(TRANSITION_LABELS, 'transition', index) : 'end';
+}
+
 /** Labels by index, made once (a loop takes the same edges again and again). */
 const GROUP_LABELS: string[] = [];
 const TRANSITION_LABELS: string[] = [];
@@ -187,6 +193,23 @@ export class TransitionTracker implements HopListener {
         // Reported on the coordinator's path; the specialist ran under `<path>/<kind>[n]`.
         return this.#end(String(event.specialistRunId), `${path}/${String(event.kind)}[${Number(event.index) + 1}]`, time, String(event.status));
     }
+  }
+
+  /**
+   * A step's `node.completed` and the `edge.traversed` to another node after it, in one call (see
+   * `HopListener.step`): the same record as the two events handed to {@link hop} make.
+   */
+  step(runId: string, path: string, _nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {
+    const open = this.#find(runId, path);
+    if (open === undefined) return;
+    open.durationMs = durationMs;
+    if (!open.modelUsage) open.tokens += tokensOf((result as { usage?: Usage } | null)?.usage);
+    // The edge is taken when its step ended; the next step starts then.
+    this.#record(open, to, at, stepLabel(kind, index, routeKey));
+    open.from = to;
+    open.nodeType = 'node';
+    open.startedAt = at;
+    clearStep(open);
   }
 
   /** The open run of `runId` at `path`, if any. */

@@ -29,6 +29,15 @@ function startsFromEdges(hops: readonly HopEntry[]): boolean {
   return true;
 }
 
+/** True when every listener on the light path takes a step's completion and edge in one call (`HopListener.step`). */
+function takeSteps(hops: readonly HopEntry[]): boolean {
+  for (let i = 0; i < hops.length; i++) {
+    const listener = hops[i]!.hops;
+    if (listener.startsFromEdges !== true || typeof listener.step !== 'function') return false;
+  }
+  return hops.length > 0;
+}
+
 /** A recorder on the light path, with the listener it gave (see `TraceRecorder.hops`). */
 export interface HopEntry {
   recorder: TraceRecorder;
@@ -109,6 +118,38 @@ export class EventSink {
   #edgeTo: string | null = null;
   #edgeRunId = '';
   #edgePath = '';
+
+  /** True when every recorder on the light path takes a step in one call (see `HopListener.step`). */
+  get takesSteps(): boolean {
+    return takeSteps(this.hops);
+  }
+
+  /**
+   * True when the `node.started` of `nodeId` would not be handed over on the light path: it comes
+   * right after the edge to it (see `HopListener.startsFromEdges`). It then counts as handed over.
+   */
+  skipsStart(nodeId: string, runId: string, path: string): boolean {
+    if (this.#edgeTo === null || this.#edgeTo !== nodeId || this.#edgeRunId !== runId || this.#edgePath !== path || !startsFromEdges(this.hops)) return false;
+    this.#edgeTo = null;
+    return true;
+  }
+
+  /** Hands a step's completion and its edge to another node to the recorders on the light path in one call each (inside a delivery; see `HopListener.step`). */
+  step(runId: string, path: string, nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {
+    this.#edgeTo = to;
+    this.#edgeRunId = runId;
+    this.#edgePath = path;
+    const hops = this.hops;
+    for (let i = 0; i < hops.length; i++) {
+      const entry = hops[i]!;
+      if (entry.failed) continue;
+      try {
+        entry.hops.step!(runId, path, nodeId, at, durationMs, result, to, kind, index, routeKey);
+      } catch (error) {
+        this.fail('recorder', entry.recorder, error);
+      }
+    }
+  }
 
   /** Hands an unstamped event to the recorders on the light path (inside a delivery, see {@link enter}). */
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void {

@@ -236,6 +236,41 @@ export class RunRuntime {
     }
   }
 
+  /**
+   * True when a step's `node.completed` and the edge to the next node can go out as one call (see
+   * {@link emitStep}): nobody takes stamped events and every light-path listener takes steps.
+   */
+  get stepsInOneCall(): boolean {
+    const sink = this.#sink;
+    return sink.listeners.length === 0 && sink.recorders.length === 0 && sink.takesSteps;
+  }
+
+  /**
+   * Reports a step's completion and the edge it took to another node (`to`, not the end) together,
+   * when {@link stepsInOneCall}: the light-path listeners get them in one call each, and no event is
+   * built. `at` is the reading that ended the node, the time of both.
+   */
+  emitStep(runId: string, nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {
+    const sink = this.#sink;
+    this.#runId ??= runId;
+    sink.enter();
+    try {
+      sink.step(runId, this.trace.path, nodeId, at, durationMs, result, to, kind, index, routeKey);
+    } finally {
+      sink.leave();
+    }
+  }
+
+  /**
+   * True when the `node.started` of `nodeId` would reach nobody: no one takes stamped events, and the
+   * light-path listeners learned the step's start from the edge just handed over (see
+   * `HopListener.startsFromEdges`), so the caller need not build it.
+   */
+  skipsStart(runId: string, nodeId: string): boolean {
+    const sink = this.#sink;
+    return sink.listeners.length === 0 && sink.recorders.length === 0 && sink.hops.length > 0 && sink.skipsStart(nodeId, runId, this.trace.path);
+  }
+
   /** The time of the event being emitted, read from the clock on first request. */
   readonly #time = new EventTime();
 

@@ -104,7 +104,8 @@ export function machineActions(spec: GraphSpec) {
       const runtime = runtimeOf(args.self);
       // A span per step only for stamped events (the light path has no spans).
       if (runtime.tracing) runtime.nodeSpanId = newSpanId();
-      if (runtime.listening) {
+      // Not built when it would reach nobody (the light path learned the step's start from its edge).
+      if (runtime.listening && !runtime.skipsStart(context.runId, nodeId)) {
         runtime.emit(context.runId, runtime.tracing ? { type: 'node.started', nodeId, step: steps, request: context.request } : runtime.reused.started(nodeId, steps, context.request));
       }
       return { state, path: appendPath(context.path, nodeId), steps, inFlight: nodeId, decision: null };
@@ -112,9 +113,19 @@ export function machineActions(spec: GraphSpec) {
 
     completeNode: assign((args: Args, { nodeId, key, outcome }: HopParams) => {
       const { result, durationMs, endedAt, decision } = args.event.output as NodeActorOutput;
-      const settled = settle(args, nodeId, result, durationMs, endedAt);
       const runtime = runtimeOf(args.self);
-      reportHop(runtime, args.context, spec.byKey.get(key)!, decision, outcome);
+      const node = spec.byKey.get(key)!;
+      // A step to another node, reported to light-path listeners only: its completion and its edge in one call.
+      if (outcome === 'edge' && decision.entry !== -1 && decision.unmatched === undefined && runtime.listening && runtime.stepsInOneCall) {
+        const route = node.routes[decision.entry]!;
+        if (route.to !== END) {
+          const settled = settle(args, nodeId, result, durationMs, endedAt, false);
+          runtime.emitStep(args.context.runId, nodeId, endedAt ?? runtime.clock.now(), durationMs, result, route.to, route.kind, route.index, decision.routeKey);
+          return settled;
+        }
+      }
+      const settled = settle(args, nodeId, result, durationMs, endedAt);
+      reportHop(runtime, args.context, node, decision, outcome);
       if (outcome === 'budget') return { ...settled, ...stopForBudget(spec, args, settled.state, nodeId, decision.budget!) };
       return outcome === 'routeFailed' ? { ...settled, error: runtime.error?.toJSON() ?? null } : settled;
     }),

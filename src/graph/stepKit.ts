@@ -56,9 +56,10 @@ export function bookkeep(args: StepArgs, state: Record<string, unknown>, keys: R
 /**
  * Applies a finished step: the node's state writes (reported as its delta), the bookkeeping keys
  * `lastResult` / `lastNodeId`, the `node.completed` event and the handoff to the next request.
- * Returns the context update (new objects; the current context is left as it was).
+ * Returns the context update (new objects; the current context is left as it was). `report` false:
+ * the caller reports the completion itself (with the edge after it, see `RunRuntime.emitStep`).
  */
-export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number, endedAt?: number) {
+export function settleStep(args: StepArgs, nodeId: string, result: AgentResult | null, durationMs: number, endedAt?: number, report = true) {
   const { context } = args;
   const runtime = runtimeOf(args.self);
   const meter = runtime.meter;
@@ -67,7 +68,7 @@ export function settleStep(args: StepArgs, nodeId: string, result: AgentResult |
   const keys = changed ? { lastResult: result, lastNodeId: nodeId, ...spentKeys(meter) } : { lastResult: result, lastNodeId: nodeId };
   const { state, delta } = nextState(args, context.state, keys);
   // Its time is the reading that ended the node, when there is one: no second clock reading for it.
-  if (runtime.listening) {
+  if (report && runtime.listening) {
     const event = runtime.tracing ? { type: 'node.completed' as const, nodeId, step: context.steps, result, durationMs, delta } : runtime.reused.completed(nodeId, context.steps, result, durationMs, delta);
     runtime.emit(context.runId, event, endedAt);
   }

@@ -35,4 +35,14 @@ export interface HopListener {
    * path says so. Any other event in between, a resume or a run's first node, is handed over as usual.
    */
   readonly startsFromEdges?: boolean;
+  /**
+   * Optional, for a listener that `startsFromEdges`: a step's `node.completed` and the `edge.traversed`
+   * to another node right after it, in one call with their fields as arguments, so a run builds no
+   * event for either. `at` is the time of both (the clock reading that ended the node), `result` the
+   * node's result (the completion's `result`), `kind` / `index` / `routeKey` the edge's fields
+   * (`routeKey` undefined: the edge has none). A run calls it instead of `hop` twice when nobody
+   * takes stamped events and every listener on the light path has it; an edge to the end, or one with
+   * other events between it and the completion, still goes to `hop`. Same contract as `hop`.
+   */
+  step?(runId: string, path: string, nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void;
 }
