@@ -11,6 +11,19 @@ export interface RunJobData {
 }
 
 /**
+ * Every job of a run is named by its run id, alone or followed by "." or ":" and more (see
+ * {@link jobIdFor}, {@link deadlineJobIdFor}, the specialist and wake jobs of `RunQueue`), so the
+ * run a job id may belong to is the id itself or a part of it before a "." or ":": those are the
+ * candidates, longest first (a run id may contain "." and a specialist's contains ":"). A new kind
+ * of job id must keep that rule, or the sweep does not see its jobs.
+ */
+export function runIdsOfJobId(jobId: string): string[] {
+  const candidates = [jobId];
+  for (let i = jobId.length - 1; i > 0; i--) if (jobId[i] === '.' || jobId[i] === ':') candidates.push(jobId.slice(0, i));
+  return candidates;
+}
+
+/**
  * A run job's id: the run id for a queued run's first leg, the run id and the row's version after
  * that (a reply, a recovery). A job added twice for the same row is added once; a job for a row
  * that moved on finds nothing to do.

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresRunStore, RunQueue, RunWorker, StateGraph, SwitchboardError, type LegOutcome, type RunRecord } from '../../src/index.js';
 import { approvalGraph } from '../fixtures/durableGraphs.js';
 import { PG_URL } from '../persistence/storeTargets.js';
@@ -177,6 +177,27 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
     expect(executions.get('orphan')).toBe(1);
     await until('its job to end', async () => Object.values(await bull.getJobCounts('waiting', 'active', 'delayed')).every((n) => n === 0));
     expect(outcomes.filter((o) => o.runId === runId).map((o) => o.outcome)).toEqual(['advanced']);
+  });
+
+  it("loads only the jobs of the runs a sweep finds needing one, not the backlog's", async () => {
+    const { queue, bull } = newQueue();
+    const runId = await queue.start('gated', 'needs-one');
+    await bull.remove(runId);
+    // A backlog of other runs' jobs: waiting ones, deadline jobs delayed for later, one with an id that starts like this run's.
+    for (let i = 0; i < 40; i++) await bull.add('run', { runId: `other-${i}` }, { jobId: `other-${i}.v3` });
+    for (let i = 0; i < 40; i++) await bull.add('run', { runId: `later-${i}`, deadline: Date.now() + 60_000 }, { jobId: `later-${i}.t2.9`, delay: 60_000 });
+    await bull.add('run', { runId: `${runId}x` }, { jobId: `${runId}x` });
+    const loads = vi.spyOn(Queue.prototype, 'getJob');
+    try {
+      expect((await queue.sweep()).enqueued).toEqual([runId]);
+      expect(loads.mock.calls.map(([id]) => id)).toEqual([]);
+      // Its own job, once there, is the one job loaded: a second sweep leaves it as it is.
+      expect((await queue.sweep()).enqueued).toEqual([]);
+      expect(loads.mock.calls.map(([id]) => id)).toEqual([runId]);
+    } finally {
+      loads.mockRestore();
+    }
+    expect((await bull.getJobCounts('waiting')).waiting).toBe(42);
   });
 
   it('runs a waiting run through the queue: the reply is kept, a worker resumes it, and it ends as in process', async () => {
