@@ -1,16 +1,16 @@
 import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
-import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
 import type { HopEvent } from '../../trace/HopListener.js';
-import { encodePlainStored, encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
+import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
-import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
-import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
+import type { TraceEvent } from '../../trace/TraceEvent.js';
+import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
+import { EventBuffer } from './EventBuffer.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
@@ -27,16 +27,6 @@ export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
  * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
  */
 const LIVE_ONLY = new Set(['model.delta']);
-
-/** The envelope of a stamped event (its own values, as redacted). */
-function envelopeOf(event: TraceEvent): StoredEnvelope {
-  return { runId: event.runId, seq: event.seq, at: event.at, traceId: event.traceId, spanId: event.spanId, parentSpanId: event.parentSpanId, path: event.path, nodeId: event.nodeId };
-}
-
-/** True when the event has no field named like an envelope field (the engine's own events never do). */
-function plainFields(event: HopEvent): boolean {
-  return !('runId' in event || 'seq' in event || 'at' in event || 'traceId' in event || 'spanId' in event || 'parentSpanId' in event || 'path' in event || ('nodeId' in event && event.nodeId === undefined));
-}
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -75,7 +65,7 @@ export class Checkpointer implements TraceRecorder {
   readonly #runId: string;
   readonly #limit: number;
   #version: number;
-  #events: StoredEvent[] = [];
+  readonly #events: EventBuffer;
   #lastSeq: number;
   #chain: Promise<void> = Promise.resolve();
   #failure: unknown = null;
@@ -109,6 +99,7 @@ export class Checkpointer implements TraceRecorder {
     this.#lastSeq = record.lastSeq;
     this.#status = record.status;
     this.#limit = store.maxValueBytes ?? MAX_STORED_BYTES;
+    this.#events = new EventBuffer(record.runId, options.secrets, this.#limit);
     this.#base = store.appendSteps === undefined ? null : (options.base?.snapshot ?? null);
     this.#latest = this.#base;
     this.#snapshotBytes = options.base?.bytes ?? 0;
@@ -134,73 +125,30 @@ export class Checkpointer implements TraceRecorder {
 
   /**
    * Buffers an event for the next write, in this run's log, from the event as the run made it and
-   * its envelope (no stamped copy): its fields are encoded once, as they are, when nothing in them
-   * or in the envelope needs redacting, and the envelope is kept beside them, so the store writes
-   * it once per row of events (see `encodeEventLog`). An event the run has redacted already (for
+   * its envelope (no stamped copy): the engine's step events are checked and encoded together when
+   * the events are written, others at once — as they are when nothing in them or in the envelope
+   * needs redacting, with the envelope kept beside them, so the store writes it once per row of
+   * events (see `encodeEventLog` and {@link EventBuffer}). An event the run has redacted already (for
    * another recorder) comes with that copy, which is stored without its envelope fields.
    */
   recordParts(event: HopEvent, envelope: EventEnvelope, redacted?: TraceEvent): void {
     this.#lastSeq = envelope.seq;
     if (LIVE_ONLY.has(event.type)) return;
-    // Redacted by the run already (for another recorder): that copy is stored, not checked again.
-    if (redacted !== undefined) return plainFields(event) ? this.#recordStripped(event, redacted) : this.recordRedacted(redacted);
-    const secrets = this.#options.secrets;
-    let json: string | null = null;
-    try {
-      // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
-      if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets) && eventRedactsToItself(envelope as WorkflowEvent, secrets)) {
-        json = encodePlainStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
-      }
-    } catch {
-      // Too large or not JSON: the store's encoder reports it, naming the event.
-    }
-    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelope));
-    else if (!plainFields(event)) this.recordRedacted(redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets));
-    else this.#recordStripped(event, redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets));
-  }
-
-  /**
-   * Buffers a redacted copy of `event` without its envelope fields (they come last in it, in their
-   * order, and are stored beside it as for any event), so even a redacted event's envelope is
-   * written once per row; an event the redaction could not read is buffered whole.
-   */
-  #recordStripped(event: HopEvent, redacted: TraceEvent): void {
-    if ('unreadable' in redacted) return this.recordRedacted(redacted);
-    const envelope = envelopeOf(redacted);
-    const body: Record<string, unknown> = { ...redacted };
-    for (const key of ENVELOPE_KEYS) if (key !== 'nodeId' || !('nodeId' in event)) delete body[key];
-    let json: string | null = null;
-    try {
-      json = encodePlainStored(body, `event ${envelope.seq} (${event.type})`, this.#limit);
-    } catch {
-      // Too large or not JSON: the store's encoder reports it, naming the event.
-    }
-    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelope));
-    else this.recordRedacted(redacted);
+    this.#events.addParts(event, envelope, redacted);
   }
 
   /** Buffers a stamped event, redacted and (mostly) encoded, for the next write, in this run's log. */
   record(event: TraceEvent): void {
     this.#lastSeq = event.seq;
     if (LIVE_ONLY.has(event.type)) return;
-    const secrets = this.#options.secrets;
-    if (eventRedactsToItself(event as WorkflowEvent, secrets)) this.recordRedacted(event);
-    else this.recordRedacted(redactEventSafely(event as WorkflowEvent, secrets));
+    this.#events.addStamped(event);
   }
 
   /** Buffers an event the run has already redacted (for another recorder): encoded once, not checked for redaction again. */
   recordRedacted(event: TraceEvent): void {
     this.#lastSeq = event.seq;
     if (LIVE_ONLY.has(event.type)) return;
-    let json: string | null = null;
-    try {
-      json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
-    } catch {
-      // Too large or not JSON: the store's encoder reports it, naming the event.
-    }
-    // The whole event is the body; its envelope beside it gives the store the row's shared ids.
-    if (json !== null) this.#events.push(new EncodedEvent(this.#runId, event.type, json, envelopeOf(event)));
-    else this.#events.push({ runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event });
+    this.#events.addRedacted(event);
   }
 
   /**
@@ -318,8 +266,7 @@ export class Checkpointer implements TraceRecorder {
   }
 
   #enqueueSnapshot(patch: RunPatch): void {
-    const events = this.#events;
-    this.#events = [];
+    const events = this.#events.take();
     const lastSeq = this.#lastSeq;
     this.#snapshotsInFlight += 1;
     this.#write(events, lastSeq, async () => {
@@ -345,8 +292,7 @@ export class Checkpointer implements TraceRecorder {
     this.#logSteps += 1;
     this.#logBytes += text.length;
     const steps = [text];
-    const events = this.#events;
-    this.#events = [];
+    const events = this.#events.take();
     const lastSeq = this.#lastSeq;
     this.#write(events, lastSeq, async () => {
       // A run cancelled meanwhile keeps only its events; its step records stop with it.

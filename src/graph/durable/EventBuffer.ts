@@ -1,0 +1,163 @@
+import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
+import type { StoredEvent } from '../../persistence/RunStore.js';
+import { encodePlainStored, plainStoredSize } from '../../persistence/storedJson.js';
+import type { HopEvent } from '../../trace/HopListener.js';
+import { redactsToItself, stringRedactsToItself } from '../../trace/redact.js';
+import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
+import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
+import { stepEventBody } from './stepEventBody.js';
+
+/** The envelope of a stamped event (its own values, as redacted). */
+function envelopeOf(event: TraceEvent): StoredEnvelope {
+  return { runId: event.runId, seq: event.seq, at: event.at, traceId: event.traceId, spanId: event.spanId, parentSpanId: event.parentSpanId, path: event.path, nodeId: event.nodeId };
+}
+
+/** True when the event has no field named like an envelope field (the engine's own events never do). */
+function plainFields(event: HopEvent): boolean {
+  return !('runId' in event || 'seq' in event || 'at' in event || 'traceId' in event || 'spanId' in event || 'parentSpanId' in event || 'path' in event || ('nodeId' in event && event.nodeId === undefined));
+}
+
+/**
+ * The events a run's checkpointer holds for its next write, each redacted and encoded as the store
+ * keeps it. The engine's step events (`node.started`, `node.completed`, `edge.traversed`, three per
+ * step) are held as they are and checked together when the events are taken: one redaction walk
+ * and one measure over all of them, then encoded in one `JSON.stringify` per row of the store
+ * (`encodeEventLog`) — what the same checks one event at a time gave, at a fraction of the cost.
+ * Their values (the request, the result, the delta) are the run's own, never changed in place, as
+ * for the step records. When anything in them needs redacting or is not plain JSON, each is taken
+ * the way any other event is.
+ */
+export class EventBuffer {
+  readonly #runId: string;
+  readonly #secrets: readonly string[];
+  readonly #limit: number;
+  #events: StoredEvent[] = [];
+  /** Where the step events held unchecked sit in {@link #events}. */
+  #unchecked: number[] = [];
+
+  constructor(runId: string, secrets: readonly string[], limit: number) {
+    this.#runId = runId;
+    this.#secrets = secrets;
+    this.#limit = limit;
+  }
+
+  /** How many events are held. */
+  get length(): number {
+    return this.#events.length;
+  }
+
+  /**
+   * Adds an event from its parts as the run made it: its fields and its envelope, or the copy the
+   * run redacted already (for another recorder), which is stored without being checked again.
+   */
+  addParts(event: HopEvent, envelope: EventEnvelope, redacted?: TraceEvent): void {
+    if (redacted !== undefined) {
+      this.#events.push(plainFields(event) ? this.#stripped(event, redacted) : this.#redacted(redacted));
+      return;
+    }
+    const body = stepEventBody(event);
+    if (body !== null) {
+      this.#unchecked.push(this.#events.length);
+      this.#events.push(new EncodedEvent(this.#runId, event.type, null, envelope, body));
+      return;
+    }
+    this.#events.push(this.#encodeParts(event, envelope));
+  }
+
+  /** Adds a stamped event: redacted when something in it needs it, then encoded. */
+  addStamped(event: TraceEvent): void {
+    this.addRedacted(eventRedactsToItself(event as WorkflowEvent, this.#secrets) ? event : redactEventSafely(event as WorkflowEvent, this.#secrets));
+  }
+
+  /** Adds an event the run has already redacted: encoded once, not checked for redaction again. */
+  addRedacted(event: TraceEvent): void {
+    this.#events.push(this.#redacted(event));
+  }
+
+  /** The events held so far, in order, every one checked; the buffer is empty afterwards. */
+  take(): StoredEvent[] {
+    if (this.#unchecked.length > 0) this.#check();
+    const events = this.#events;
+    this.#events = [];
+    return events;
+  }
+
+  /** Checks the step events held unchecked together; when they do not pass as a whole, each is taken alone. */
+  #check(): void {
+    const at = this.#unchecked;
+    this.#unchecked = [];
+    const held = at.map((i) => this.#events[i] as EncodedEvent);
+    if (this.#clean(held)) return;
+    for (let k = 0; k < at.length; k++) this.#events[at[k]!] = this.#encodeParts(held[k]!.body! as HopEvent, held[k]!.envelope);
+  }
+
+  /**
+   * True when every held step event is stored as it is, as the checks one at a time would find:
+   * nothing in the bodies or in the scanned envelope fields (run id, path, node) to redact, all
+   * plain JSON with nothing a value table would share, and small enough for one stored value.
+   */
+  #clean(held: readonly EncodedEvent[]): boolean {
+    const secrets = this.#secrets;
+    let runId: string | null = null;
+    let path: string | null = null;
+    let nodeId: string | null = null;
+    for (const { envelope } of held) {
+      // These repeat from event to event: each new value is checked once.
+      if (envelope.runId !== runId && !stringRedactsToItself((runId = envelope.runId), secrets)) return false;
+      if (envelope.path !== path && !stringRedactsToItself((path = envelope.path), secrets)) return false;
+      if (envelope.nodeId !== nodeId && envelope.nodeId !== null && !stringRedactsToItself((nodeId = envelope.nodeId), secrets)) return false;
+    }
+    const bodies = held.map((event) => event.body);
+    if (!redactsToItself(bodies, secrets, null)) return false;
+    const bytes = plainStoredSize(bodies);
+    return bytes >= 0 && bytes * 6 <= this.#limit;
+  }
+
+  /** An event from its parts, checked and encoded on its own. */
+  #encodeParts(event: HopEvent, envelope: EventEnvelope): StoredEvent {
+    const secrets = this.#secrets;
+    let json: string | null = null;
+    try {
+      // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
+      if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets) && eventRedactsToItself(envelope as WorkflowEvent, secrets)) {
+        json = encodePlainStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
+      }
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope);
+    const redacted = redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets);
+    return plainFields(event) ? this.#stripped(event, redacted) : this.#redacted(redacted);
+  }
+
+  /**
+   * A redacted copy of `event` without its envelope fields (they come last in it, in their order,
+   * and are stored beside it as for any event), so even a redacted event's envelope is written once
+   * per row; an event the redaction could not read is kept whole.
+   */
+  #stripped(event: HopEvent, redacted: TraceEvent): StoredEvent {
+    if ('unreadable' in redacted) return this.#redacted(redacted);
+    const envelope = envelopeOf(redacted);
+    const body: Record<string, unknown> = { ...redacted };
+    for (const key of ENVELOPE_KEYS) if (key !== 'nodeId' || !('nodeId' in event)) delete body[key];
+    let json: string | null = null;
+    try {
+      json = encodePlainStored(body, `event ${envelope.seq} (${event.type})`, this.#limit);
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    return json !== null ? new EncodedEvent(this.#runId, event.type, json, envelope) : this.#redacted(redacted);
+  }
+
+  /** A redacted event, encoded (mostly) once; the whole event is the body, its envelope beside it gives the store the row's shared ids. */
+  #redacted(event: TraceEvent): StoredEvent {
+    let json: string | null = null;
+    try {
+      json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
+    } catch {
+      // Too large or not JSON: the store's encoder reports it, naming the event.
+    }
+    if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelopeOf(event));
+    return { runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event };
+  }
+}
