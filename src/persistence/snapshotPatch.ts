@@ -1,4 +1,5 @@
 import { StoreError } from './StoreError.js';
+import { quickStoredSize } from './storedJson.js';
 
 /**
  * What one checkpoint changed in a run's persisted snapshot (plain JSON): keys written (`set`),
@@ -54,6 +55,40 @@ export function diffSnapshot(prev: Record<string, unknown>, next: Record<string,
     if (!Object.hasOwn(next, key) && prev[key] !== undefined) ((patch ??= {}).del ??= []).push(key);
   }
   return patch;
+}
+
+/**
+ * What {@link diffSnapshot} with a visitor that sums each written value's `storableSize` and, for
+ * each key on its path, the key's length plus 16 would sum, in one walk that builds no patch and
+ * keeps no key path: null when nothing changed, -1 when a written value is not measured by the quick
+ * walk (not JSON, too deep, too many objects), for which the caller takes {@link diffSnapshot},
+ * which names its key.
+ */
+export function snapshotChangeSize(prev: Record<string, unknown>, next: Record<string, unknown>, pathBytes = 0): number | null {
+  let bytes: number | null = null;
+  for (const key of Object.keys(next)) {
+    const after = next[key];
+    const before = prev[key];
+    if (after === before) continue;
+    if (after === undefined) {
+      if (before !== undefined && Object.hasOwn(prev, key)) bytes ??= 0;
+      continue;
+    }
+    const here = pathBytes + key.length + 16;
+    let size: number | null;
+    if (isRecord(after) && isRecord(before)) size = snapshotChangeSize(before, after, here);
+    else if (Array.isArray(after) && Array.isArray(before) && extends_(before, after)) {
+      size = after.length > before.length ? quickStoredSize(after.slice(before.length)) : null;
+      if (size !== null && size >= 0) size += here;
+    } else {
+      size = quickStoredSize(after);
+      if (size >= 0) size += here;
+    }
+    if (size === -1) return -1;
+    if (size !== null) bytes = (bytes ?? 0) + size;
+  }
+  if (bytes === null) for (const key of Object.keys(prev)) if (!Object.hasOwn(next, key) && prev[key] !== undefined) return 0;
+  return bytes;
 }
 
 /** True when `after` starts with every item of `before` (the same values, by identity). */

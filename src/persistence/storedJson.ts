@@ -291,6 +291,11 @@ export function encodePlainStored(root: unknown, what: string, limit: number = M
   return quick.bytes >= 0 && !quick.long ? stringifyWithin(root, root, what, limit) : null;
 }
 
+/** The byte count {@link storableSize} gives from its quick walk, or -1 when only the census can measure the value (or name what is wrong with it). */
+export function quickStoredSize(value: unknown): number {
+  return quickMeasure(value).bytes;
+}
+
 /**
  * About how many bytes `value`'s JSON takes (the estimate {@link storableSize} gives) when
  * {@link encodePlainStored} would write it as plain JSON — JSON only, no string of

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applySnapshotPatch, diffSnapshot } from '../../src/index.js';
+import { snapshotChangeSize } from '../../src/persistence/snapshotPatch.js';
+import { storableSize } from '../../src/persistence/storedJson.js';
 import { seededRandom as seeded } from '../support/seededRandom.js';
 
 
@@ -29,7 +31,13 @@ describe('snapshot patches', () => {
       let state: Record<string, unknown> = { a: 1 };
       for (let step = 0; step < 20; step++) {
         const next = mutate(state, random);
-        const patch = diffSnapshot(state, next);
+        let visited = 0;
+        const patch = diffSnapshot(state, next, (value, keys) => {
+          visited += storableSize(value, 'snapshot');
+          for (const key of keys) visited += key.length + 16;
+        });
+        // The one-walk measure a durable step takes: nothing changed, or the bytes the visitor sums.
+        expect(snapshotChangeSize(state, next), `seed ${seed}, step ${step}`).toBe(patch === null ? null : visited);
         if (patch !== null) stored = applySnapshotPatch(stored, JSON.parse(JSON.stringify(patch)));
         expect(JSON.stringify(stored), `seed ${seed}, step ${step}`).toBe(JSON.stringify(next));
         state = next;
@@ -45,6 +53,14 @@ describe('snapshot patches', () => {
     expect(patch).toEqual({ at: { context: { at: { state: { set: { count: 2 } }, path: { at: { tail: { push: ['b'] } } } } } } });
     expect(JSON.stringify(patch).length).toBeLessThan(100);
     expect(diffSnapshot(next, next)).toBeNull();
+    expect(snapshotChangeSize(next, next)).toBeNull();
+  });
+
+  it('are measured in one walk only when every written value is plain JSON; anything else is left to the diff, which names it', () => {
+    expect(snapshotChangeSize({ a: 1 }, { a: new Map() })).toBe(-1);
+    expect(snapshotChangeSize({ a: { b: 1 } }, { a: { b: Number.NaN } })).toBe(-1);
+    expect(snapshotChangeSize({ list: [1] }, { list: [1, () => 2] })).toBe(-1);
+    expect(snapshotChangeSize({ a: 1, gone: 2 }, { a: 1 })).toBe(0);
   });
 
   it('refuse a step record that is not a patch as a corrupt row', () => {
