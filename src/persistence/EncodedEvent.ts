@@ -43,34 +43,24 @@ export function withEnvelope(body: Record<string, unknown>, envelope: StoredEnve
  * instead of once per event (see `eventRows`). The body may hold envelope keys too (an event
  * redacted as a whole): reading it back gives them the envelope's values in their places. `data`
  * (the whole event) is built only when someone reads it (a store of its own that does not know
- * this class). An event made with its `body` (an object already checked to be such JSON) is
- * encoded when first needed, together with the bodies next to it in its row (`encodeEventLog`).
+ * this class).
  */
 export class EncodedEvent implements StoredEvent {
   readonly runId: string;
   readonly seq: number;
   readonly type: string;
   readonly at: number;
+  readonly json: string;
   readonly envelope: StoredEnvelope;
-  /** The body as an object, for an event encoded with its neighbours; null for one made from its text. */
-  readonly body: Record<string, unknown> | null;
-  #json: string | null;
   #data: Record<string, unknown> | null = null;
 
-  constructor(runId: string, type: string, json: string | null, envelope: StoredEnvelope, body: Record<string, unknown> | null = null) {
-    if (json === null && body === null) throw new TypeError('an encoded event needs its text or its body');
+  constructor(runId: string, type: string, json: string, envelope: StoredEnvelope) {
     this.runId = runId;
     this.seq = envelope.seq;
     this.type = type;
     this.at = envelope.at;
-    this.#json = json;
+    this.json = json;
     this.envelope = envelope;
-    this.body = body;
-  }
-
-  /** The body's JSON text. */
-  get json(): string {
-    return (this.#json ??= JSON.stringify(this.body));
   }
 
   get data(): Record<string, unknown> {

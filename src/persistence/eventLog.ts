@@ -22,21 +22,9 @@ const text = (value: string | null): string => JSON.stringify(value);
  */
 export function encodeEventLog(rowRunId: string, events: readonly EncodedEvent[]): string {
   let out = `[${EVENT_LOG_FORMAT}`;
-  // Items of events held as bodies, encoded together in one JSON.stringify (the same text as one by one).
-  let items: unknown[] = [];
   let prev: StoredEnvelope | null = null;
   for (const event of events) {
     const e = event.envelope;
-    if (event.body !== null) {
-      const changes = envelopeChanges(rowRunId, prev, e);
-      items.push(changes === null ? event.body : [changes, event.body]);
-      prev = e;
-      continue;
-    }
-    if (items.length > 0) {
-      out += `,${JSON.stringify(items).slice(1, -1)}`;
-      items = [];
-    }
     let changes = '';
     if (prev === null ? e.runId !== rowRunId : e.runId !== prev.runId) changes += `,"r":${text(e.runId)}`;
     if (prev === null || e.seq !== prev.seq + 1) changes += `,"s":${e.seq}`;
@@ -49,22 +37,7 @@ export function encodeEventLog(rowRunId: string, events: readonly EncodedEvent[]
     out += changes === '' ? `,${event.json}` : `,[{${changes.slice(1)}},${event.json}]`;
     prev = e;
   }
-  if (items.length > 0) out += `,${JSON.stringify(items).slice(1, -1)}`;
   return `${out}]`;
-}
-
-/** The envelope fields of `e` that differ from the event before it in the row (`prev`), keyed as {@link encodeEventLog} writes them; null when none does. */
-function envelopeChanges(rowRunId: string, prev: StoredEnvelope | null, e: StoredEnvelope): Record<string, unknown> | null {
-  let changes: Record<string, unknown> | null = null;
-  if (prev === null ? e.runId !== rowRunId : e.runId !== prev.runId) (changes ??= {}).r = e.runId;
-  if (prev === null || e.seq !== prev.seq + 1) (changes ??= {}).s = e.seq;
-  if (prev === null || e.at !== prev.at) (changes ??= {}).a = e.at;
-  if (prev === null || e.traceId !== prev.traceId) (changes ??= {}).t = e.traceId;
-  if (prev === null || e.spanId !== prev.spanId) (changes ??= {}).i = e.spanId;
-  if (prev === null || e.parentSpanId !== prev.parentSpanId) (changes ??= {}).p = e.parentSpanId;
-  if (prev === null || e.path !== prev.path) (changes ??= {}).h = e.path;
-  if (prev === null || e.nodeId !== prev.nodeId) (changes ??= {}).n = e.nodeId;
-  return changes;
 }
 
 /** True for a row's decoded data written in the event log format. */

@@ -296,17 +296,6 @@ export function quickStoredSize(value: unknown): number {
   return quickMeasure(value).bytes;
 }
 
-/**
- * About how many bytes `value`'s JSON takes (the estimate {@link storableSize} gives) when
- * {@link encodePlainStored} would write it as plain JSON — JSON only, no string of
- * {@link SHARED_VALUE_MIN}+ characters, no object about that large inside it — or -1 for any other
- * value. Its JSON takes at most 6 times as many UTF-8 bytes.
- */
-export function plainStoredSize(value: unknown): number {
-  const quick = quickMeasure(value);
-  return quick.bytes >= 0 && !quick.long ? quick.bytes : -1;
-}
-
 /** Parses a value written by {@link encodeStored} (or plain JSON written before it existed). */
 export function decodeStored(text: string): unknown {
   const parsed = JSON.parse(text) as unknown;

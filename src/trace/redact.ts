@@ -126,14 +126,6 @@ function scrubCached(text: string, secrets: readonly string[], clean: Set<string
   return out;
 }
 
-/** True when {@link scrubString} gives `text` back unchanged (short clean strings are remembered per list of secrets). */
-export function stringRedactsToItself(text: string, secrets: readonly string[]): boolean {
-  if (text.length < 8) return true;
-  let clean = cleanStrings.get(secrets);
-  if (clean === undefined) cleanStrings.set(secrets, (clean = new Set()));
-  return scrubCached(text, secrets, clean) === text;
-}
-
 /**
  * {@link redactForOutput}; for an object, the top-level keys in `verbatim` are copied as they are
  * (an event's envelope: the engine's own ids and numbers).

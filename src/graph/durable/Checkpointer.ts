@@ -125,9 +125,8 @@ export class Checkpointer implements TraceRecorder {
 
   /**
    * Buffers an event for the next write, in this run's log, from the event as the run made it and
-   * its envelope (no stamped copy): the engine's step events are checked and encoded together when
-   * the events are written, others at once — as they are when nothing in them or in the envelope
-   * needs redacting, with the envelope kept beside them, so the store writes it once per row of
+   * its envelope (no stamped copy): encoded at once, as it is when nothing in it or in the envelope
+   * needs redacting, with the envelope kept beside it, so the store writes it once per row of
    * events (see `encodeEventLog` and {@link EventBuffer}). An event the run has redacted already (for
    * another recorder) comes with that copy, which is stored without its envelope fields.
    */

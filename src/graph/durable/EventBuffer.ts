@@ -1,11 +1,9 @@
 import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
 import type { StoredEvent } from '../../persistence/RunStore.js';
-import { encodePlainStored, plainStoredSize } from '../../persistence/storedJson.js';
+import { encodePlainStored } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
-import { redactsToItself, stringRedactsToItself } from '../../trace/redact.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
-import { stepEventBody } from './stepEventBody.js';
 
 /** The envelope of a stamped event (its own values, as redacted). */
 function envelopeOf(event: TraceEvent): StoredEnvelope {
@@ -19,21 +17,15 @@ function plainFields(event: HopEvent): boolean {
 
 /**
  * The events a run's checkpointer holds for its next write, each redacted and encoded as the store
- * keeps it. The engine's step events (`node.started`, `node.completed`, `edge.traversed`, three per
- * step) are held as they are and checked together when the events are taken: one redaction walk
- * and one measure over all of them, then encoded in one `JSON.stringify` per row of the store
- * (`encodeEventLog`) — what the same checks one event at a time gave, at a fraction of the cost.
- * Their values (the request, the result, the delta) are the run's own, never changed in place, as
- * for the step records. When anything in them needs redacting or is not plain JSON, each is taken
- * the way any other event is.
+ * keeps it when it is added (a node may change the result it returned, and a listener the event it
+ * got, afterwards): as it is when nothing in it or in its envelope needs redacting, with the
+ * envelope kept beside it, so the store writes the envelope once per row (`encodeEventLog`).
  */
 export class EventBuffer {
   readonly #runId: string;
   readonly #secrets: readonly string[];
   readonly #limit: number;
   #events: StoredEvent[] = [];
-  /** Where the step events held unchecked sit in {@link #events}. */
-  #unchecked: number[] = [];
 
   constructor(runId: string, secrets: readonly string[], limit: number) {
     this.#runId = runId;
@@ -55,12 +47,6 @@ export class EventBuffer {
       this.#events.push(plainFields(event) ? this.#stripped(event, redacted) : this.#redacted(redacted));
       return;
     }
-    const body = stepEventBody(event);
-    if (body !== null) {
-      this.#unchecked.push(this.#events.length);
-      this.#events.push(new EncodedEvent(this.#runId, event.type, null, envelope, body));
-      return;
-    }
     this.#events.push(this.#encodeParts(event, envelope));
   }
 
@@ -74,43 +60,11 @@ export class EventBuffer {
     this.#events.push(this.#redacted(event));
   }
 
-  /** The events held so far, in order, every one checked; the buffer is empty afterwards. */
+  /** The events held so far, in order; the buffer is empty afterwards. */
   take(): StoredEvent[] {
-    if (this.#unchecked.length > 0) this.#check();
     const events = this.#events;
     this.#events = [];
     return events;
-  }
-
-  /** Checks the step events held unchecked together; when they do not pass as a whole, each is taken alone. */
-  #check(): void {
-    const at = this.#unchecked;
-    this.#unchecked = [];
-    const held = at.map((i) => this.#events[i] as EncodedEvent);
-    if (this.#clean(held)) return;
-    for (let k = 0; k < at.length; k++) this.#events[at[k]!] = this.#encodeParts(held[k]!.body! as HopEvent, held[k]!.envelope);
-  }
-
-  /**
-   * True when every held step event is stored as it is, as the checks one at a time would find:
-   * nothing in the bodies or in the scanned envelope fields (run id, path, node) to redact, all
-   * plain JSON with nothing a value table would share, and small enough for one stored value.
-   */
-  #clean(held: readonly EncodedEvent[]): boolean {
-    const secrets = this.#secrets;
-    let runId: string | null = null;
-    let path: string | null = null;
-    let nodeId: string | null = null;
-    for (const { envelope } of held) {
-      // These repeat from event to event: each new value is checked once.
-      if (envelope.runId !== runId && !stringRedactsToItself((runId = envelope.runId), secrets)) return false;
-      if (envelope.path !== path && !stringRedactsToItself((path = envelope.path), secrets)) return false;
-      if (envelope.nodeId !== nodeId && envelope.nodeId !== null && !stringRedactsToItself((nodeId = envelope.nodeId), secrets)) return false;
-    }
-    const bodies = held.map((event) => event.body);
-    if (!redactsToItself(bodies, secrets, null)) return false;
-    const bytes = plainStoredSize(bodies);
-    return bytes >= 0 && bytes * 6 <= this.#limit;
   }
 
   /** An event from its parts, checked and encoded on its own. */

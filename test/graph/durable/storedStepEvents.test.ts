@@ -4,8 +4,8 @@ import { redactEvent, secretValues } from '../../../src/engine.js';
 import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
 
 /**
- * A stored run whose only reader is a live listener (no recorder): its log takes the engine's step
- * events as they are and checks and encodes them together at each commit. What it keeps must be,
+ * A stored run whose only reader is a live listener (no recorder): its log takes the events from
+ * their parts, as the run made them, and redacts what it keeps itself. What it keeps must be,
  * event for event and byte for byte (key order included), what the listener saw at the time,
  * redacted as a recorder gets it (`redactEvent`: secrets out, the run's state map as an object).
  */
@@ -143,4 +143,29 @@ describe.each([
     expect(all).not.toContain('abcdefghijkl');
     expect(all).toContain('[redacted]');
   });
+
+  it('keep what a step was when it happened: a node that changes the result it returned, a listener that changes the events it gets', async () => {
+    const shared = { outputText: 'same object', rawResponse: { n: 0 } };
+    const graph = new StateGraph({ name: 'step-events-mutating', maxSteps: 40 })
+      .addNode('a', (ctx) => {
+        ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
+        shared.rawResponse.n += 1;
+        return shared as never;
+      })
+      .start('a')
+      .addEdge('a', 'a');
+    const live: string[] = [];
+    const run = await graph.run('go', {
+      store: target().store,
+      onEvent: (e) => {
+        live.push(seen(e));
+        const event = e as { delta?: { set?: Record<string, unknown> } | null; request?: Record<string, unknown> };
+        if (event.delta?.set !== undefined) event.delta.set.count = 'changed by a listener';
+        if (event.request !== undefined) event.request.input = 'changed by a listener';
+      },
+    });
+    expect(run.steps).toBe(40);
+    await expectStoredAsLive(target().store, run.runId, live);
+  });
 });
+
