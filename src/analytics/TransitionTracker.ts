@@ -59,12 +59,8 @@ type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number
 
 /** Why an edge was taken: the route key a router answered, \`group[i]\` / \`transition[i]\`, or \`end\`. */
 function edgeLabel(event: HopEvent): string {
-  const kind = event.kind;
-  if (kind === 'conditional') {
-    const key = event.routeKey;
-    return typeof key === 'string' ? key : key === undefined || key === null ? indexed(GROUP_LABELS, 'group', event.index) : String(key);
-  }
-  return kind === 'transition' ? indexed(TRANSITION_LABELS, 'transition', event.index) : 'end';
+  const key = event.routeKey;
+  return stepLabel(event.kind as string, event.index as number, key === undefined || key === null ? undefined : String(key));
 }
 
 /** {@link edgeLabel} of an edge given by its fields. */

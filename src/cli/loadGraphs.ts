@@ -7,6 +7,7 @@ import { UsageError } from '../errors/UsageError.js';
 import { ScenarioList, type Scenario } from '../server/Scenario.js';
 import { formatZodError } from '../errors/formatZodError.js';
 import { faultNames } from '../input/faultNames.js';
+import { MAX_MODEL_NAME_LENGTH } from '../model/ModelCatalog.js';
 import { FROM_SOURCE, packageUrl } from './packageUrl.js';
 
 /**
@@ -125,8 +126,8 @@ export async function loadGraphsModule(modulePath?: string): Promise<GraphsModul
     throw new GraphDefinitionError(`${where} exports \`faults\` that are not a list of fault names (letters, digits, "_" and "-")`);
   }
   const models = loaded.models ?? [];
-  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string' && m.trim() !== '' && m.length <= 100)) {
-    throw new GraphDefinitionError(`${where} exports \`models\` that are not a list of model names (non-empty strings of at most 100 characters)`);
+  if (!Array.isArray(models) || !models.every((m) => typeof m === 'string' && m.trim() !== '' && m.length <= MAX_MODEL_NAME_LENGTH)) {
+    throw new GraphDefinitionError(`${where} exports \`models\` that are not a list of model names (non-empty strings of at most ${MAX_MODEL_NAME_LENGTH} characters)`);
   }
   const scenarios = ScenarioList.safeParse(loaded.scenarios ?? []);
   if (!scenarios.success) {

@@ -4,7 +4,7 @@ import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { runtimeOf } from '../graph/RunRuntime.js';
 import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
-import { RUN_MODEL_KEY } from '../graph/modelNode.js';
+import { RUN_MODEL_KEY, startedModel } from '../graph/modelNode.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeThrown, type SwitchboardErrorCode } from '../errors/SwitchboardError.js';
 import type { z } from 'zod';
@@ -50,8 +50,8 @@ function sharedState(context: GraphMachineContext, keys: readonly string[]): str
  */
 function startModel(context: GraphMachineContext, keys: readonly string[]): Record<string, string> {
   if (!keys.includes(RUN_MODEL_KEY) || typeof context.state[RUN_MODEL_KEY] === 'string') return {};
-  const asked = context.request.metadata?.['model'];
-  return typeof asked === 'string' ? { [RUN_MODEL_KEY]: asked } : {};
+  const asked = startedModel(context.request);
+  return asked !== undefined ? { [RUN_MODEL_KEY]: asked } : {};
 }
 
 /**

@@ -241,8 +241,7 @@ export class RunRuntime {
    * {@link emitStep}): nobody takes stamped events and every light-path listener takes steps.
    */
   get stepsInOneCall(): boolean {
-    const sink = this.#sink;
-    return sink.listeners.length === 0 && sink.recorders.length === 0 && sink.takesSteps;
+    return !this.tracing && this.#sink.takesSteps;
   }
 
   /**
@@ -267,8 +266,7 @@ export class RunRuntime {
    * `HopListener.startsFromEdges`), so the caller need not build it.
    */
   skipsStart(runId: string, nodeId: string): boolean {
-    const sink = this.#sink;
-    return sink.listeners.length === 0 && sink.recorders.length === 0 && sink.hops.length > 0 && sink.skipsStart(nodeId, runId, this.trace.path);
+    return !this.tracing && this.#sink.hops.length > 0 && this.#sink.skipsStart(nodeId, runId, this.trace.path);
   }
 
   /** The time of the event being emitted, read from the clock on first request. */

@@ -6,7 +6,7 @@ import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
 import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
-import { MODEL_NAMES, RUN_MODEL_KEY } from './modelNode.js';
+import { MODEL_NAMES, RUN_MODEL_KEY, startedModel } from './modelNode.js';
 
 /** Turns a finished run into the agent's answer: the last result, or the reason there is none. */
 function settle(run: WorkflowRun): AgentResult | null {
@@ -66,9 +66,9 @@ export class WorkflowAgent implements AgentNode {
   #onRunModel(ctx: WorkflowContext, request: AgentRequest): AgentRequest {
     if ((this.workflow.models ?? []).length === 0) return request;
     const chosen = ctx.get(RUN_MODEL_KEY);
-    if (typeof chosen === 'string') return request.metadata?.['model'] === chosen ? request : { ...request, metadata: { ...request.metadata, model: chosen } };
-    const asked = request.metadata?.['model'];
-    if (typeof asked === 'string') ctx.put(RUN_MODEL_KEY, asked);
+    if (typeof chosen === 'string') return startedModel(request) === chosen ? request : { ...request, metadata: { ...request.metadata, model: chosen } };
+    const asked = startedModel(request);
+    if (asked !== undefined) ctx.put(RUN_MODEL_KEY, asked);
     return request;
   }
 

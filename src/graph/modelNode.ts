@@ -10,6 +10,12 @@ import { isCompilableNode } from './CompilableNode.js';
 /** The state key a run's chosen model name is read from (see {@link modelNode}). */
 export const RUN_MODEL_KEY = 'runModel';
 
+/** The model a run was started with: its request's `metadata.model` (what `--model` and `POST /api/runs` send), when it names one. */
+export function startedModel(request: AgentRequest): string | undefined {
+  const asked = request.metadata?.['model'];
+  return typeof asked === 'string' ? asked : undefined;
+}
+
 /**
  * Where a node keeps the model names it may run on (read by {@link modelNamesOf}): a
  * {@link modelNode}'s catalog names, or a getter of a node that runs graphs (a `WorkflowAgent`, a
@@ -57,8 +63,8 @@ export function modelNode<C extends WorkflowContext = WorkflowContext>(name: str
     if (typeof chosen !== 'string') {
       // No node recorded a choice yet: the one the run was started with (`--model`, `POST /api/runs`
       // `model`: the request's `metadata.model`) is recorded here, so later nodes and a resumed run keep it.
-      const asked = request.metadata?.['model'];
-      if (typeof asked === 'string') {
+      const asked = startedModel(request);
+      if (asked !== undefined) {
         catalog.get(asked);
         ctx.put(RUN_MODEL_KEY, asked);
         chosen = asked;

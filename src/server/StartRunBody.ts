@@ -4,6 +4,7 @@ import type { AgentRequest } from '../graph/AgentNode.js';
 import { IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, imageMediaType } from '../input/imageMediaType.js';
 import { MessageText } from '../input/RunText.js';
 import { RunBudgetInput } from '../input/RunBudgetInput.js';
+import { MAX_MODEL_NAME_LENGTH } from '../model/ModelCatalog.js';
 
 /** An uploaded image: its media type and its bytes in base64 (a `data:` URL prefix is accepted). */
 export const ImageUpload = z.object({
@@ -46,7 +47,7 @@ export const StartRunBody = z.strictObject({
   /** Faults to inject, from the names the server was given (`ServerOptions.faults`; checked after the body). */
   faults: z.array(z.string().min(1).max(100)).max(32).optional(),
   /** The model the run uses, from the names the server was given (`ServerOptions.models`; checked after the body). */
-  model: z.string().min(1, 'model must name one of the models GET /api/graphs lists').max(100).optional(),
+  model: z.string().min(1, 'model must name one of the models GET /api/graphs lists').max(MAX_MODEL_NAME_LENGTH).optional(),
   /** Pause before / after these nodes (ids of the graph; checked at the start: `invalid_breakpoint`). */
   breakpoints: z.strictObject({ before: z.array(z.string().min(1)).max(100).optional(), after: z.array(z.string().min(1)).max(100).optional() }).optional(),
 });
