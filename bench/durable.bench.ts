@@ -253,6 +253,20 @@ History of this benchmark (durable ÷ memory for the three runs above):
   5.43× → 2.66× (durable 0.77×, 0.77×, 0.69×). Bytes written per step on the 2-node loop
   1,747 → 1,310 (1,314 with 10 KB; one run each at load 22); a single run's figure can include a
   WAL checkpoint (the 4,186 B in the table above is one run, not re-measured).
+- step events held by reference and checked and encoded together at each commit (855adf9) and a
+  step's snapshot change measured in one walk that builds no patch (dd1dfae), 2026-12-05. The first
+  was withdrawn (d98bc0d): holding a step's events until the commit let a node that changed the
+  result it had returned, or a listener that changed the event it got, change what an earlier step's
+  stored event said; with only events holding no object kept back the gain was gone (paired CPU of 10
+  runs, load 1: 48edaa6 43.6 / 44.8 ms a durable run, 855adf9 34.1 / 34.2, d98bc0d 44.6 / 42.0). The
+  table above is the tree after d98bc0d (load about 1, a new machine whose in-memory step is slower
+  than the last one's): 2.69× / 2.91× / 2.84× wall, 2.49× / 2.08× / 2.24× in steady state. Where a
+  durable step's time goes, measured then (scratch copies of the compiled tree, load 4–6): with no
+  events stored at all a run was about 1.95× (events about 13 of its 33 ms over memory); the SQLite
+  transaction about 4 ms a run (about 30 µs a commit plus 4 µs a KB), the step check about 2.5 ms,
+  redaction walks about 1 ms, span ids about 0.6 ms, and GC. Encoding events later is only safe for
+  a copy taken when they happen, so what is left is a cheaper copy or a stored log that does not
+  write three keyed objects per step (a compact step journal expanded on read).
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): the step targets are not met. The budget they leave a durable step is about one
