@@ -4,6 +4,7 @@ import { encodePlainStored } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
+import { stepEventJson, type QuotedStrings } from './stepEventJson.js';
 
 /** The envelope of a stamped event (its own values, as redacted). */
 function envelopeOf(event: TraceEvent): StoredEnvelope {
@@ -26,6 +27,10 @@ export class EventBuffer {
   readonly #secrets: readonly string[];
   readonly #limit: number;
   #events: StoredEvent[] = [];
+  /** Node ids and edge kinds of the run's step events, quoted (see {@link stepEventJson}). */
+  readonly #strings: QuotedStrings = new Map();
+  /** The last envelope found to need no redaction. */
+  #lastEnvelope: EventEnvelope | null = null;
 
   constructor(runId: string, secrets: readonly string[], limit: number) {
     this.#runId = runId;
@@ -70,18 +75,38 @@ export class EventBuffer {
   /** An event from its parts, checked and encoded on its own. */
   #encodeParts(event: HopEvent, envelope: EventEnvelope): StoredEvent {
     const secrets = this.#secrets;
-    let json: string | null = null;
+    if (!this.#envelopeRedactsToItself(envelope)) return this.#redactedParts(event, envelope);
+    // The engine's step events are written from their parts (most of their text is fixed).
+    let json = stepEventJson(event, secrets, this.#limit, this.#strings);
+    if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope);
     try {
       // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
-      if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets) && eventRedactsToItself(envelope as WorkflowEvent, secrets)) {
+      if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets)) {
         json = encodePlainStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
       }
     } catch {
       // Too large or not JSON: the store's encoder reports it, naming the event.
     }
     if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope);
-    const redacted = redactEventSafely({ ...event, ...envelope } as WorkflowEvent, secrets);
+    return this.#redactedParts(event, envelope);
+  }
+
+  /** An event from its parts, redacted as a whole, then stored as {@link #stripped} or {@link #redacted} does. */
+  #redactedParts(event: HopEvent, envelope: EventEnvelope): StoredEvent {
+    const redacted = redactEventSafely({ ...event, ...envelope } as WorkflowEvent, this.#secrets);
     return plainFields(event) ? this.#stripped(event, redacted) : this.#redacted(redacted);
+  }
+
+  /**
+   * Whether nothing in an envelope needs redacting (its run id, path and node: the ids and numbers
+   * are the engine's own), remembered for the last one: a run's events repeat them.
+   */
+  #envelopeRedactsToItself(envelope: EventEnvelope): boolean {
+    const last = this.#lastEnvelope;
+    if (last !== null && last.runId === envelope.runId && last.path === envelope.path && last.nodeId === envelope.nodeId) return true;
+    if (!eventRedactsToItself(envelope as WorkflowEvent, this.#secrets)) return false;
+    this.#lastEnvelope = envelope;
+    return true;
   }
 
   /**

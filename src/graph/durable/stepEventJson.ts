@@ -1,0 +1,96 @@
+import { encodePlainStored } from '../../persistence/storedJson.js';
+import type { HopEvent } from '../../trace/HopListener.js';
+import { redactsToItself, stringNeedsScrub } from '../../trace/redact.js';
+
+/**
+ * The fields of the step events the engine makes at every step, in the order it writes them (see
+ * `ReusedEvents` and `machineActions`): an event of one of these types with exactly these own keys,
+ * in this order, is encoded by {@link stepEventJson} piece by piece.
+ */
+const SHAPES: Readonly<Record<string, readonly string[]>> = {
+  'node.started': ['type', 'nodeId', 'step', 'request'],
+  'node.completed': ['type', 'nodeId', 'step', 'result', 'durationMs', 'delta'],
+  'edge.traversed': ['type', 'from', 'to', 'kind', 'index'],
+};
+
+/** Strings a run's step events repeat (node ids, edge kinds) with their JSON text, or null for one a redaction would change. */
+export type QuotedStrings = Map<string, string | null>;
+const QUOTED_MAX = 1024;
+
+function hasShape(event: HopEvent, keys: readonly string[]): boolean {
+  if (Object.getPrototypeOf(event) !== Object.prototype) return false;
+  let i = 0;
+  for (const key in event) {
+    if (key !== keys[i] || !Object.hasOwn(event, key)) return false;
+    i += 1;
+  }
+  return i === keys.length;
+}
+
+/** The JSON of a string, or null when a redaction would change it. */
+function quoted(value: unknown, secrets: readonly string[], strings: QuotedStrings): string | null {
+  if (typeof value !== 'string') return null;
+  let text = strings.get(value);
+  if (text === undefined) {
+    text = stringNeedsScrub(value, secrets) ? null : JSON.stringify(value);
+    if (strings.size >= QUOTED_MAX) strings.clear();
+    strings.set(value, text);
+  }
+  return text;
+}
+
+/** The JSON of a finite number, else null. */
+const numeral = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? JSON.stringify(value) : null);
+
+/** The JSON of a value the store keeps as plain JSON with nothing to redact (see `encodePlainStored`), else null. */
+function plain(value: unknown, secrets: readonly string[], what: string, limit: number): string | null {
+  if (value === null) return 'null';
+  if (value === undefined) return null;
+  const json = encodePlainStored(value, what, limit);
+  return json !== null && redactsToItself(value, secrets, null) ? json : null;
+}
+
+/**
+ * The stored JSON of one of the engine's step events (`node.started`, `node.completed`,
+ * `edge.traversed`) built from its parts: the fixed frame written as text, the node ids and kinds
+ * quoted once per run, and only the values a node made (request, result, delta) measured, checked
+ * for redaction and serialized. It is the text `JSON.stringify` gives for the event when nothing in
+ * it needs redacting; null for any other event, or when something does (or a value is not plain
+ * JSON, or is too large), for which the caller takes the general path.
+ */
+export function stepEventJson(event: HopEvent, secrets: readonly string[], limit: number, strings: QuotedStrings): string | null {
+  const shape = SHAPES[event.type];
+  if (shape === undefined || !hasShape(event, shape)) return null;
+  const e = event as unknown as Record<string, unknown>;
+  let text: string;
+  try {
+    if (event.type === 'edge.traversed') {
+      const from = quoted(e['from'], secrets, strings);
+      const to = quoted(e['to'], secrets, strings);
+      const kind = quoted(e['kind'], secrets, strings);
+      const index = numeral(e['index']);
+      if (from === null || to === null || kind === null || index === null) return null;
+      text = `{"type":"edge.traversed","from":${from},"to":${to},"kind":${kind},"index":${index}}`;
+    } else {
+      const nodeId = quoted(e['nodeId'], secrets, strings);
+      const step = numeral(e['step']);
+      if (nodeId === null || step === null) return null;
+      if (event.type === 'node.started') {
+        const request = plain(e['request'], secrets, 'event (node.started) request', limit);
+        if (request === null) return null;
+        text = `{"type":"node.started","nodeId":${nodeId},"step":${step},"request":${request}}`;
+      } else {
+        const durationMs = numeral(e['durationMs']);
+        const result = plain(e['result'], secrets, 'event (node.completed) result', limit);
+        const delta = result === null || durationMs === null ? null : plain(e['delta'], secrets, 'event (node.completed) delta', limit);
+        if (delta === null) return null;
+        text = `{"type":"node.completed","nodeId":${nodeId},"step":${step},"result":${result},"durationMs":${durationMs},"delta":${delta}}`;
+      }
+    }
+  } catch {
+    // A value that cannot be read, is not JSON or is too large: the general path names it.
+    return null;
+  }
+  // A string is at most 3 bytes per UTF-16 unit: a text that could be over the limit takes the general path, which measures it.
+  return text.length * 3 > limit ? null : text;
+}
