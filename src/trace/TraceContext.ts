@@ -12,19 +12,20 @@ export interface TraceContext {
   path: string;
 }
 
-// Span ids are made on every step while someone listens: take them from a pool of random bytes
-// instead of asking the system for 8 bytes each time.
+// Span ids are made on every step while someone listens: take them from a pool of random bytes,
+// turned into hex digits once per pool, instead of asking the system for 8 bytes each time.
 const POOL_SIZE = 8 * 512;
-let pool = randomBytes(POOL_SIZE);
+let pool = randomBytes(POOL_SIZE).toString('hex');
 let offset = 0;
 
 function randomHex(bytes: number): string {
-  if (offset + bytes > POOL_SIZE) {
-    pool = randomBytes(POOL_SIZE);
+  const digits = bytes * 2;
+  if (offset + digits > pool.length) {
+    pool = randomBytes(POOL_SIZE).toString('hex');
     offset = 0;
   }
-  offset += bytes;
-  return pool.toString('hex', offset - bytes, offset);
+  offset += digits;
+  return pool.slice(offset - digits, offset);
 }
 
 /** A new 16-hex-digit span id (the OpenTelemetry format). */
