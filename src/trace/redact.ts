@@ -206,6 +206,55 @@ function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, v
   return true;
 }
 
+/** How many objects and arrays {@link isCleanPlainJson} looks at before it leaves a value to the general path. */
+const CLEAN_PLAIN_MAX_NODES = 2_000;
+
+/**
+ * True when `value` is plain JSON that {@link redactFields} gives back as it is, so its
+ * `JSON.stringify` text is what a store keeps and what a redacted copy would be: plain objects and
+ * arrays, strings shorter than `maxString`, finite numbers, booleans, null and undefined, with no
+ * string a scrub would change, no `__` key, no secret-looking key, no `toJSON` key and no object
+ * whose `type` is `'Buffer'`. One walk, with no property looked up that the value does not have;
+ * false when in doubt (deeper than 64 levels, more than 2,000 objects), for which the caller
+ * takes the general path.
+ */
+export function isCleanPlainJson(value: unknown, secrets: readonly string[], maxString: number): boolean {
+  let clean = cleanStrings.get(secrets);
+  if (clean === undefined) cleanStrings.set(secrets, (clean = new Set()));
+  const budget = { nodes: CLEAN_PLAIN_MAX_NODES };
+  return cleanPlain(value, secrets, clean, maxString, 0, budget);
+}
+
+function cleanPlain(v: unknown, secrets: readonly string[], clean: Set<string>, maxString: number, depth: number, budget: { nodes: number }): boolean {
+  switch (typeof v) {
+    case 'string':
+      return v.length < maxString && scrubCached(v, secrets, clean) === v;
+    case 'number':
+      return Number.isFinite(v);
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (depth >= UNCHANGED_MAX_DEPTH || --budget.nodes < 0) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!cleanPlain(v[i], secrets, clean, maxString, depth + 1, budget)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const key in v) {
+    if (key.startsWith('__') || key === 'toJSON' || isSecretKey(key)) return false;
+    const inner = (v as Record<string, unknown>)[key];
+    if (key === 'type' && inner === 'Buffer') return false;
+    if (!cleanPlain(inner, secrets, clean, maxString, depth + 1, budget)) return false;
+  }
+  return true;
+}
+
 /**
  * True when a JSON value contains, in any string, something {@link scrubString} would replace.
  * Snapshots are checked with this and scrubbed only when needed, since most contain nothing.

@@ -1,6 +1,6 @@
-import { encodePlainStored } from '../../persistence/storedJson.js';
+import { SHARED_VALUE_MIN } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
-import { redactsToItself, stringNeedsScrub } from '../../trace/redact.js';
+import { isCleanPlainJson, stringNeedsScrub } from '../../trace/redact.js';
 
 /**
  * The fields of the step events the engine makes at every step, in the order it writes them (see
@@ -39,15 +39,18 @@ function quoted(value: unknown, secrets: readonly string[], strings: QuotedStrin
   return text;
 }
 
-/** The JSON of a finite number, else null. */
-const numeral = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? JSON.stringify(value) : null);
+/** The JSON of a finite number (`String` writes a finite number as JSON does, -0 as 0), else null. */
+const numeral = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? String(value) : null);
 
-/** The JSON of a value the store keeps as plain JSON with nothing to redact (see `encodePlainStored`), else null. */
-function plain(value: unknown, secrets: readonly string[], what: string, limit: number): string | null {
+/**
+ * The JSON of a value the store keeps as plain JSON (no string long enough for its value table,
+ * see `encodePlainStored`) with nothing to redact, else null. The event's text is measured against
+ * the limit as a whole.
+ */
+function plain(value: unknown, secrets: readonly string[]): string | null {
   if (value === null) return 'null';
-  if (value === undefined) return null;
-  const json = encodePlainStored(value, what, limit);
-  return json !== null && redactsToItself(value, secrets, null) ? json : null;
+  if (value === undefined || !isCleanPlainJson(value, secrets, SHARED_VALUE_MIN)) return null;
+  return JSON.stringify(value);
 }
 
 /**
@@ -76,13 +79,13 @@ export function stepEventJson(event: HopEvent, secrets: readonly string[], limit
       const step = numeral(e['step']);
       if (nodeId === null || step === null) return null;
       if (event.type === 'node.started') {
-        const request = plain(e['request'], secrets, 'event (node.started) request', limit);
+        const request = plain(e['request'], secrets);
         if (request === null) return null;
         text = `{"type":"node.started","nodeId":${nodeId},"step":${step},"request":${request}}`;
       } else {
         const durationMs = numeral(e['durationMs']);
-        const result = plain(e['result'], secrets, 'event (node.completed) result', limit);
-        const delta = result === null || durationMs === null ? null : plain(e['delta'], secrets, 'event (node.completed) delta', limit);
+        const result = plain(e['result'], secrets);
+        const delta = result === null || durationMs === null ? null : plain(e['delta'], secrets);
         if (delta === null) return null;
         text = `{"type":"node.completed","nodeId":${nodeId},"step":${step},"result":${result},"durationMs":${durationMs},"delta":${delta}}`;
       }
