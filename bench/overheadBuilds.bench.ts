@@ -13,7 +13,8 @@ import { median, wallAndCpu } from './measure.js';
  * `dist/bundle/index.js` (for an older commit: `git worktree add /tmp/before <commit>`, then
  * `npm run build` there with node_modules beside it). SWITCHBOARD_BENCH_PAIRS (default 21) pairs
  * per variant and build; SWITCHBOARD_BENCH_ONLY picks variants (comma-separated:
- * kept, counting, jsonl, budgetGraph, budgetFlow).
+ * kept, keptRead, counting, jsonl, budgetGraph, budgetFlow). `kept` reads only the count of the
+ * records; `keptRead` reads every record too, so it also pays for building them as objects.
  */
 type Task = () => Promise<unknown>;
 const STEPS = 10_000;
@@ -41,8 +42,16 @@ function variantsOf(sb: any): Record<string, [Task, Task]> {
     await twoNodes.run('go', { recorders: [recorder] });
     if (recorder.records.length !== STEPS + 1) throw new Error(`kept ${recorder.records.length} records, expected ${STEPS + 1}`);
   };
+  const keptRead = async () => {
+    const recorder = new TransitionRecorder();
+    await twoNodes.run('go', { recorders: [recorder] });
+    let tokens = 0;
+    for (const record of recorder.records) tokens += record.tokens;
+    if (recorder.records.length !== STEPS + 1 || tokens !== 0) throw new Error(`kept ${recorder.records.length} records, expected ${STEPS + 1}`);
+  };
   return {
     kept: [() => twoNodes.run('go'), kept],
+    keptRead: [() => twoNodes.run('go'), keptRead],
     counting: [() => twoNodes.run('go'), () => twoNodes.run('go', { recorders: [new TransitionRecorder({ onTransition: () => undefined })] })],
     jsonl: [() => twoNodes.run('go'), () => twoNodes.run('go', { recorders: [new JsonlTransitionRecorder(join(dir, `t-${Math.random()}.jsonl`))] })],
     budgetGraph: [() => oneNode.run('go'), () => oneNode.run('go', { budget })],

@@ -1,25 +1,10 @@
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
-import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
+import type { TransitionRecord } from './TransitionRecord.js';
 import type { PriceTable } from '../budget/PriceTable.js';
 import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
-import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
-
-/**
- * The columns of a recorder that keeps its records: a record that ends a run (or a specialist run)
- * brings the recorder's `records` up to date, so an array taken from it earlier holds every run
- * that has ended, as it did when records were pushed one by one.
- */
-class KeptColumns extends TransitionColumns {
-  constructor(readonly onRunEnd: () => void) {
-    super();
-  }
-
-  override add(run: TransitionRun, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string): void {
-    super.add(run, from, to, at, durationMs, tokens, costUsd, nodeType, label);
-    if (to.startsWith(END_PREFIX)) this.onRunEnd();
-  }
-}
+import { TransitionColumns } from './TransitionColumns.js';
+import { liveRecords } from './liveRecords.js';
 
 /** Options for a {@link TransitionRecorder}. */
 export interface TransitionRecorderOptions {
@@ -51,34 +36,31 @@ export class TransitionRecorder implements TraceRecorder {
   readonly rawEvents = true;
   /** The light path runs take (see `TraceRecorder.hops`). */
   readonly hops: TransitionTracker;
-  /** Where records are kept while nobody reads them (no object per step, see {@link TransitionColumns}); null with `onTransition`. */
-  readonly #columns: TransitionColumns | null;
-  readonly #records: TransitionRecord[] = [];
-  /** How many kept records {@link records} has made so far. */
-  #made = 0;
+  readonly #records: TransitionRecord[];
 
   constructor(options: TransitionRecorderOptions = {}) {
-    this.#columns = options.onTransition === undefined ? new KeptColumns(() => this.#catchUp()) : null;
-    this.hops = new TransitionTracker(options.onTransition ?? this.#columns!, options);
+    if (options.onTransition !== undefined) {
+      this.#records = [];
+      this.hops = new TransitionTracker(options.onTransition, options);
+      return;
+    }
+    // Kept records wait in columns (no object per step, see TransitionColumns) until they are read.
+    const columns = new TransitionColumns();
+    this.#records = liveRecords(columns);
+    this.hops = new TransitionTracker(columns, options);
   }
 
   /**
-   * The records so far, when no `onTransition` was given: always the same array, brought up to date
-   * when read and whenever a run (or a specialist run) ends (the records of a run are built as
-   * objects then, not at every step). An array taken earlier so holds every run that has ended.
+   * The records so far, when no `onTransition` was given (empty with it): always the same array, up to
+   * date whenever it is looked at, so one taken before a run, or read while runs are going on, holds
+   * every record made until then. The records are built as objects when the array is first read after
+   * they happened (reading `length` alone builds none), not at every step nor when a run ends. It is
+   * an array (`Array.isArray`, JSON, spreading and array methods work as usual) seen through a
+   * Proxy: `structuredClone` and `postMessage` take a copy (`records.slice()`), not the array itself.
+   * Records you remove or add stay so; later records are appended after them.
    */
   get records(): TransitionRecord[] {
-    this.#catchUp();
     return this.#records;
-  }
-
-  /** Builds the kept records not yet in {@link records}. */
-  #catchUp(): void {
-    const columns = this.#columns;
-    if (columns !== null && this.#made < columns.length) {
-      columns.appendTo(this.#records, this.#made);
-      this.#made = columns.length;
-    }
   }
 
   record(event: TraceEvent): void {
