@@ -14,6 +14,127 @@ import { writeResultsSection } from './resultsSection.js';
  * `HopListener`); the no-op onEvent listener shows what building the stamped events costs. Stored runs derive their transitions from the event log they already
  * write, so they pay nothing more.
  */
+/** What the section says after the table: the history of these figures (kept here so a re-run writes it again). */
+const HISTORY = `The table is the tree of 7171041 (wall clock; the paragraphs below have the history; the one before it was the tree of b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
+
+The tree before the light path (965f32a) and after it (18e08e8, 5ea064a; the run also carried the
+budget change described under Budgets, which no run without a budget reaches), one after the other
+(21 pairs each, loads 20–28 on the 2 shared cores, so wide quartiles):
+
+| recorder | before | after |
+| --- | ---: | ---: |
+| TransitionRecorder (records kept) | 1.758× (load 22.8) | 1.064× (load 21.7) |
+| TransitionRecorder counting | 1.710× (load 20.8) | 1.067× (load 28.0) |
+| no-op onEvent listener (stamped events) | 1.676× (load 22.4) | 1.401× (load 26.3) |
+| JsonlTransitionRecorder | 2.323× (load 23.6, an append per line) | 1.098× (load 20.1, batched) |
+| MemoryRecorder | 2.222× (load 21.4) | 1.755× (load 21.8) |
+
+Both transition recorders are under the 1.10 goal at the median, but the quartiles (about
+0.87–1.26) straddle it at this load. CPU time (process.cpuUsage, 21 pairs, load 21) of the same loop
+during the work: a hop listener that does nothing 1.10–1.15×, the counting TransitionRecorder
+1.24–1.31× — the process-CPU figure charges the extra garbage collection to the recorder, which the
+wall-clock ratio under load hides. What is left there: three unstamped event objects and two clock
+readings per step (Date.now() costs 120–370 ns on this machine), and the tracker's record.
+Re-measured on a quiet machine (c41ec0e's tree, load 1.6–2.0, 21 pairs, \`npm run bench:transitions\`):
+TransitionRecorder 1.113 (quartiles 1.033–1.232), counting only 1.083 (1.047–1.131),
+JsonlTransitionRecorder 1.241 (1.175–1.400), no-op onEvent 1.438, MemoryRecorder 1.821 — so the
+recorders are near but not reliably under 1.10; the loaded-machine medians above flattered them.
+After the i14-overhead changes (f2af341 and c58db56; 2 cores, Node v20.20.2, load 1.8–2.7,
+other agents' work beside it): a recorded loop reads the clock only for its first node and its end (a node's completion
+carries the reading that ended the node, an edge is timed by it, the next step starts then; before, two more readings
+per step), a run whose recorders are all on the light path refills one object per kind of step event instead of
+allocating three per step, edge labels are made once per index, and the JSONL recorder keeps raw records and encodes
+them when it writes (TransitionLineEncoder, byte-equal to JSON.stringify, repeated strings quoted once).
+\`npm run bench:transitions\` (21 pairs, load 2.2–2.5): TransitionRecorder 1.110 (quartiles 1.094–1.132), counting
+1.110 (1.085–1.170), JsonlTransitionRecorder 1.179 (1.121–1.216), no-op onEvent 1.407, MemoryRecorder 1.877.
+Wall and process CPU side by side (\`bench/overheadCpu.bench.ts\`, 21 pairs, load 2.4–2.7): kept wall 1.104 / CPU 1.139,
+counting 1.114 / 1.132, JSONL 1.180 / 1.165; a run before it (31 pairs, load 1.8–2.6): kept 1.089 / 1.139, counting
+1.091 / 1.102, JSONL 1.186 / 1.191. The loop itself got faster meanwhile (bench/budget's graph loop: 12.4 µs per step
+without, was 17.5), so the same absolute cost is a larger share. Recording is at the 1.10 line, not reliably under it;
+JSONL is about 7 points above the counting recorder (encoding about 0.7 µs per record, and 40 appends of 45 KB per
+10,000-step run). Measured (CPU, load 13–30, scratch variants of the tracker): the engine's side of the light path
+(events built and handed to a listener that does nothing) is about 1.08 of the loop, the tracker about 0.05–0.07 more,
+of which the two clock readings per step were about 0.03 (Date.now() under load); in isolation the tracker costs about
+0.14 µs per step, so most of what remains is extra allocation charged to the loop's garbage collection.
+This round (a259170, 3315b13, 125c141): a recorded step hands its transition recorders two light-path events instead of
+three (the \`node.started\` right after the edge to its node is left out when every light-path listener says
+\`startsFromEdges\`; the tracker starts the step at the edge), the kept records are held in columns (\`TransitionColumns\`:
+run fields shared, strings by reference, numbers in one array) and built as objects when \`records\` is read (since
+6b030f1 also when a run ends, so an array taken before a run holds it afterwards, as before), and the JSONL
+encoder makes a run's line head once and reuses the last time's text (0.4–0.6 µs per record encoded, was 0.5–1.0).
+Before and after in one process, pair after pair in rotated order (\`npx tsx bench/overheadBuilds.bench.ts
+before=<97488a9's dist/bundle/index.js> after=dist/bundle/index.js\`, 41 pairs each, load 3.5–4.9), CPU (wall) with ÷
+without: TransitionRecorder kept 1.167 (1.210) → 1.176 (1.168), quartiles 1.125–1.217; counting 1.142 (1.148) → 1.132
+(1.130), quartiles 1.110–1.156; JSONL 1.211 (1.211) → 1.206 (1.210), quartiles 1.167–1.267. The same at 21 pairs
+(load 1.5–3.0): kept 1.163 → 1.162, counting 1.147 → 1.101, JSONL 1.219 → 1.235. \`bench/overheadCpu.bench.ts\`
+(31 pairs, load 6–8): kept wall 1.091 / CPU 1.168, counting 1.112 / 1.110, JSONL 1.218 / 1.212 (all on the tree of
+125c141, before 6b030f1; its own figures: kept CPU 1.220 / 1.228 against 1.176 / 1.185 there). So recording is still
+not under the 1.10 goal, and this round's changes did not move it beyond the noise. What is known about the rest: fed a
+step's events directly, the tracker takes 60–120 ns per step; a counting TransitionRecorder costs the loop about 2.4 µs of
+CPU per step (19 µs without); a light-path listener that does nothing costs 0.1–1.3 µs per step in repeated in-process
+runs (that spread is this machine's noise), and about 1 µs even with the three step events not emitted at all, which
+points at the run's other listening-only work or at noise, not at the tracker. CPU profiles (\`--cpu-prof\`) of the loop
+with and without a recorder spread the difference over XState's own functions and the garbage collector (a third of the
+loop's time); the recorder's own functions are 1–3 % of it. JSONL adds encoding and one appendFileSync of about 45 KB per
+256 lines (3–4 % of its profile together). Not tried: keeping the JSONL file open across a run's batches.
+Where a light-path listener's cost sits (scratch builds of the tree of 7f47b5a, each branch of the engine that runs only
+while someone listens switched off in turn; a listener that does nothing, CPU per step against the bare loop in one
+process, 20–30 rounds, load 0.9–1.4): all four branches (enterNode's node.started, the node's reporter, settleStep's
+node.completed, reportHop's edge) on 1.076–1.091, all off 0.996–1.000 (what remains is the run's start and end), only
+the three step events' \`emit\` cut short 1.055, reportHop's branch off 1.060, enterNode's 1.070, the reporter's 1.081. So
+about 0.6 µs per step is the emit itself and about 1 µs the calls around it (refilling the reused events, a route
+lookup, a map lookup) — far more than their own instructions; a larger inlining budget
+(\`--max-inlined-bytecode-size-cumulative=3000\`) made every variant slower, so it is not inlining running out.
+One call per step (b0d57ce): a recorded step no longer reaches the transition recorders as events. \`HopListener.step\`
+takes a step's \`node.completed\` and the \`edge.traversed\` to another node as arguments in one call (run id, path, node,
+the reading that ended the node, duration, result, target, edge kind, index, route key), so the engine fills no event
+object, builds no time object and goes through the sink once per step instead of twice; \`enterNode\` no longer builds
+the \`node.started\` the light path would drop (\`RunRuntime.skipsStart\`). It is taken when nobody takes stamped events
+and every light-path listener has \`step\` (TransitionTracker, JsonlTransitionRecorder); an edge to the end, unmatched
+route answers, failures, budgets, resumes and coordinator steps still go to \`hop\` as before, and records are built as
+before, every record as the step happens (no batching: \`onTransition\`, \`records\` read mid-run and JSONL output are
+unchanged; test/analytics/hopSteps, lightPath). Before (main's bundle at 48edaa6, copied aside) and after in one process
+(\`bench/overheadBuilds.bench.ts\`, CPU (wall) with ÷ without): 41 pairs, load 2.5–3.3: kept 1.233 (1.179) → **1.123**
+(1.114), quartiles 1.054–1.227; counting 1.150 (1.122) → **1.067** (1.068), 1.018–1.129; JSONL 1.250 (1.223) →
+**1.215** (1.220), 1.124–1.304. 31 pairs, load 4.2–5.3: kept 1.238 → 1.143, counting 1.156 → 1.057, JSONL 1.265 →
+1.200. 21 pairs, load 4.1–5.0: kept 1.198 → 1.088, counting 1.209 → 1.112, JSONL 1.303 → 1.129. On the tree after it,
+\`bench/overheadCpu.bench.ts\` (31 pairs, load 4.1–4.5): kept wall 1.134 / CPU 1.164, counting 1.067 / 1.096, JSONL
+1.128 / 1.145; the table above (\`npm run bench:transitions\`, 21 pairs, load 3.6–4.7): kept 1.160, counting 1.090. In
+one process, rotated, 21 rounds at load 3.3–4.1 (scratch variants): a listener with \`step\` that does nothing 1.050 of
+the bare loop, the same listener without \`step\` (two \`hop\` calls per step) 1.128. So the counting recorder is now
+under the 1.10 goal in most runs (1.057–1.112 over five runs), the kept recorder is not (1.088–1.164), and JSONL
+is about 1.13–1.22. What is left, measured the same way (rounds of 31–41, load 3.5–5.8, where a variant moves ±4
+points between runs): the engine's side with a \`step\` listener that does nothing is 1.03–1.07 of the loop, and
+switching off its three remaining listening branches (enterNode's check, the node's reporter lookup, the \`step\` call)
+one at a time moved it within that noise, the first two together to 1.02 and all three to 1.01 (single runs, not
+confirmed); the tracker with columns that keep nothing, only
+the numbers, only the strings, or all of them measured 1.083–1.090 in one run (1.146 for all of them in another), so
+keeping the records is not where the kept recorder's 4–7 points over the counting one clearly sit; its garbage
+collection per run was 5–10 % above the counting recorder's (13 scavenges per run either way, \`PerformanceObserver\`
+gc entries). Batching records (delivering them every N steps) was not built: with the engine's call now one per step
+and the tracker's own work 60–120 ns per step, it could save little, and it would delay \`onTransition\`.
+Records built when read (7171041). Since 6b030f1 the end of every run built its records as objects (10,001 here), so
+that an array taken before the run held them afterwards; that costs about 0.5 ms alone but about 4 ms inside the run's
+heap (the scavenges copy the fresh records), and a run of this bench on 4ac325c at load about 1 gave kept 1.121
+(quartiles 1.070–1.172), counting 1.032, JSONL 1.054. \`records\` is now a real array behind a Proxy (\`liveRecords\`) that
+appends the records kept in columns since last time before anything reads, writes or enumerates it: the same array is
+up to date whenever it is looked at (in the middle of a run too, which 6b030f1's was not), and a run nobody reads builds
+no record object. Reading \`length\` builds none; iterating goes through a generator over the array (the array iterator
+through the proxy was about 25× slower per record); \`structuredClone\` of the array itself throws (a copy,
+\`records.slice()\`, is a plain array). Before and after in one process (\`bench/overheadBuilds.bench.ts\`, 4ac325c's
+bundle against 7171041's, 31 pairs, CPU (wall) with ÷ without): load 4.0–5.1: kept 1.196 (1.210) → 1.120 (1.101);
+counting, the same code in both builds, 1.161 (1.118) and 1.119 (1.073), which is the noise; kept with every record then
+read (\`keptRead\`) 1.175 (1.203) → 1.162 (1.148). Load 3.4–7.5: kept 1.193 → 1.102, keptRead 1.194 → 1.171, counting
+1.127 and 1.084. So a kept recorder nobody reads now costs what the counting one does; whoever reads its records pays
+for building them (the table's "every record then read" row: 10,001 objects and one pass over them). Whether the kept
+recorder is now reliably under 1.10 is not settled on this machine: the first run of this bench on 7171041 (load 3.7–5.8,
+others' work beside it) gave kept 1.150 (quartiles 1.030–1.223), kept and read 1.182, counting 1.046, JSONL 1.161, no-op
+onEvent 1.450, MemoryRecorder 1.899; in one process, rotated, 21 rounds at load 5.4 (scratch variants, CPU / wall):
+counting 1.084 / 1.054, kept 1.131 / 1.059, a tracker writing to bare columns with no recorder around it 1.113 / 1.107.
+So kept sits 0–5 points above counting at this load; what is left between them is the columns' own growing arrays
+(five arrays of references, copied by each scavenge until promoted). Not tried: interning the strings into typed arrays
+(off the scavenged heap).`;
+
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
 
@@ -29,11 +150,15 @@ const graph = new StateGraph({ name: 'loop', maxSteps: STEPS })
   .addConditionalEdges('a', (ctx) => (done(ctx) ? END : 'b'))
   .addConditionalEdges('b', (ctx) => (done(ctx) ? END : 'a'));
 
-async function loop(recorders: readonly TraceRecorder[] = [], expected = 0): Promise<void> {
+async function loop(recorders: readonly TraceRecorder[] = [], expected = 0, readAll = false): Promise<void> {
   const run = await graph.run('go', { recorders });
   if (run.status !== 'completed' || run.steps !== STEPS) throw new Error(`loop ended ${run.status} after ${run.steps} steps`);
   for (const recorder of recorders) {
-    const got = recorder instanceof TransitionRecorder ? recorder.records.length : expected;
+    let got = recorder instanceof TransitionRecorder ? recorder.records.length : expected;
+    if (readAll && recorder instanceof TransitionRecorder) {
+      got = 0;
+      for (const record of recorder.records) if (record.from !== '') got++;
+    }
     if (got !== expected) throw new Error(`the recorder kept ${got} transitions, expected ${expected}`);
   }
 }
@@ -41,6 +166,7 @@ async function loop(recorders: readonly TraceRecorder[] = [], expected = 0): Pro
 const dir = mkdtempSync(join(tmpdir(), 'sb-bench-transitions-'));
 const variants: { name: string; recorders: () => TraceRecorder[] }[] = [
   { name: 'TransitionRecorder (records kept in memory)', recorders: () => [new TransitionRecorder()] },
+  { name: 'TransitionRecorder (records kept, every record then read)', recorders: () => [new TransitionRecorder()] },
   { name: 'TransitionRecorder counting (onTransition, nothing kept)', recorders: () => [new TransitionRecorder({ onTransition: () => undefined })] },
   { name: 'for comparison: a no-op onEvent listener (the engine builds its events, nobody keeps them)', recorders: () => [] },
   { name: 'JsonlTransitionRecorder (batched appends)', recorders: () => [new JsonlTransitionRecorder(join(dir, `t-${Math.random()}.jsonl`))] },
@@ -62,7 +188,7 @@ try {
         v.name.includes('no-op onEvent')
           ? graph.run('go', { onEvent: () => undefined })
           : v.recorders()[0] instanceof TransitionRecorder && !v.name.includes('counting')
-            ? loop(v.recorders(), STEPS + 1)
+            ? loop(v.recorders(), STEPS + 1, v.name.includes('every record'))
             : graph.run('go', { recorders: v.recorders() }),
       PAIRS,
     );
@@ -91,7 +217,7 @@ Transition recorders take the light path (\`TraceRecorder.hops\`): the engine ha
 unstamped (no envelope, sequence number, span ids, copy or redaction) and reads the clock only for
 the events that end a step; the JSONL recorder appends in batches (256 lines, a run's end, 1 s).
 Stored runs derive their transitions from the event log they already write (\`storedTransitions\`),
-so they add no write per step.`,
+so they add no write per step. ${HISTORY}`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });
