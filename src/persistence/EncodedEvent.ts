@@ -1,4 +1,5 @@
 import type { StoredEvent } from './RunStore.js';
+import { expandStepItem } from './stepEventItems.js';
 
 /**
  * The envelope of a run's event as the engine stamps it (`WorkflowEvent`'s `EventEnvelope`): its
@@ -38,7 +39,8 @@ export function withEnvelope(body: Record<string, unknown>, envelope: StoredEnve
 
 /**
  * A stored event the engine has already encoded for the store: `json` is its body (plain JSON, as
- * `encodeStored` writes it, nothing to redact, nothing a value table would share) and `envelope`
+ * `encodeStored` writes it, nothing to redact, nothing a value table would share; for a step event,
+ * its item in the event log's compact form) and `envelope`
  * the stamped envelope kept beside it, so a store writes the envelope once per row of events
  * instead of once per event (see `eventRows`). The body may hold envelope keys too (an event
  * redacted as a whole): reading it back gives them the envelope's values in their places. `data`
@@ -52,19 +54,27 @@ export class EncodedEvent implements StoredEvent {
   readonly at: number;
   readonly json: string;
   readonly envelope: StoredEnvelope;
+  /** `json` is a step event's item (a code and its values, see `STEP_EVENT_ITEMS`), not an object. */
+  readonly compact: boolean;
   #data: Record<string, unknown> | null = null;
 
-  constructor(runId: string, type: string, json: string, envelope: StoredEnvelope) {
+  constructor(runId: string, type: string, json: string, envelope: StoredEnvelope, compact = false) {
     this.runId = runId;
     this.seq = envelope.seq;
     this.type = type;
     this.at = envelope.at;
     this.json = json;
     this.envelope = envelope;
+    this.compact = compact;
   }
 
   get data(): Record<string, unknown> {
-    return (this.#data ??= withEnvelope(JSON.parse(this.json) as Record<string, unknown>, this.envelope));
+    if (this.#data === null) {
+      const parsed = JSON.parse(this.json) as unknown;
+      const body = this.compact ? expandStepItem(parsed as unknown[]) : (parsed as Record<string, unknown>);
+      this.#data = withEnvelope(body!, this.envelope);
+    }
+    return this.#data;
   }
 
   /** The event as a plain stored event (a store that serializes whole events gets its data). */

@@ -1,5 +1,6 @@
 import { withEnvelope, type EncodedEvent, type StoredEnvelope } from './EncodedEvent.js';
 import type { StoredEvent } from './RunStore.js';
+import { expandStepItem } from './stepEventItems.js';
 import { StoreError } from './StoreError.js';
 
 /**
@@ -8,6 +9,11 @@ import { StoreError } from './StoreError.js';
  * items are objects or `[seq, type, at, data]` lists, never a number, so the two read apart.
  */
 export const EVENT_LOG_FORMAT = 2;
+/**
+ * Format 3: format 2, where a body may also be a step event's item (`[code, …values]`, see
+ * `STEP_EVENT_ITEMS`). A row holding such an item is written as format 3; one without, as format 2.
+ */
+export const EVENT_LOG_FORMAT_ITEMS = 3;
 
 const text = (value: string | null): string => JSON.stringify(value);
 
@@ -18,10 +24,11 @@ const text = (value: string | null): string => JSON.stringify(value);
  * before it in the row — `r` run id (when it is not the row's), `s` seq (when it is not the last
  * plus one), `a` time, `t` trace id, `i` span id, `p` parent span id, `h` path, `n` node id. The
  * first event's envelope is written whole; a run's events then mostly change only their span and
- * node, so the ids a run repeats in every event are stored once per row.
+ * node, so the ids a run repeats in every event are stored once per row. A step event's body is its
+ * item (`[code, …values]`, {@link EVENT_LOG_FORMAT_ITEMS}), which does not repeat its keys.
  */
 export function encodeEventLog(rowRunId: string, events: readonly EncodedEvent[]): string {
-  let out = `[${EVENT_LOG_FORMAT}`;
+  let out = `[${events.some((e) => e.compact) ? EVENT_LOG_FORMAT_ITEMS : EVENT_LOG_FORMAT}`;
   let prev: StoredEnvelope | null = null;
   for (const event of events) {
     const e = event.envelope;
@@ -42,7 +49,7 @@ export function encodeEventLog(rowRunId: string, events: readonly EncodedEvent[]
 
 /** True for a row's decoded data written in the event log format. */
 export function isEventLog(decoded: unknown): decoded is unknown[] {
-  return Array.isArray(decoded) && decoded[0] === EVENT_LOG_FORMAT;
+  return Array.isArray(decoded) && (decoded[0] === EVENT_LOG_FORMAT || decoded[0] === EVENT_LOG_FORMAT_ITEMS);
 }
 
 function corrupt(what: string): StoreError {
@@ -66,11 +73,12 @@ export function readEventLog(rowRunId: string, items: readonly unknown[], afterS
   let parentSpanId: unknown;
   let path: unknown;
   let nodeId: unknown;
+  const withItems = items[0] === EVENT_LOG_FORMAT_ITEMS;
   for (let i = 1; i < items.length; i++) {
     const item = items[i];
     let body: unknown = item;
     seq += 1;
-    if (Array.isArray(item)) {
+    if (Array.isArray(item) && !(withItems && typeof item[0] === 'number')) {
       const changes = item[0] as Record<string, unknown> | null;
       body = item[1];
       if (item.length !== 2 || typeof changes !== 'object' || changes === null) throw corrupt(what);
@@ -84,6 +92,7 @@ export function readEventLog(rowRunId: string, items: readonly unknown[], afterS
       if ('n' in changes) nodeId = changes.n;
     }
     if (seq <= afterSeq) continue;
+    if (withItems && Array.isArray(body)) body = expandStepItem(body);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw corrupt(what);
     const type = (body as Record<string, unknown>).type;
     if (

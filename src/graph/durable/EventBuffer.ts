@@ -76,9 +76,9 @@ export class EventBuffer {
   #encodeParts(event: HopEvent, envelope: EventEnvelope): StoredEvent {
     const secrets = this.#secrets;
     if (!this.#envelopeRedactsToItself(envelope)) return this.#redactedParts(event, envelope);
-    // The engine's step events are written from their parts (most of their text is fixed).
+    // The engine's step events are written from their parts, in the log's compact form.
     let json = stepEventJson(event, secrets, this.#limit, this.#strings);
-    if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope);
+    if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope, true);
     try {
       // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
       if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets)) {

@@ -1,17 +1,20 @@
+import { STEP_EVENT_CODES, STEP_EVENT_ITEMS } from '../../persistence/stepEventItems.js';
 import { SHARED_VALUE_MIN } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { isCleanPlainJson, stringNeedsScrub } from '../../trace/redact.js';
 
 /**
  * The fields of the step events the engine makes at every step, in the order it writes them (see
- * `ReusedEvents` and `machineActions`): an event of one of these types with exactly these own keys,
- * in this order, is encoded by {@link stepEventJson} piece by piece.
+ * `ReusedEvents` and `machineActions`), as the event log stores them (`STEP_EVENT_ITEMS`): an event
+ * of one of these types with exactly these own keys, in this order, is encoded by
+ * {@link stepEventJson} piece by piece.
  */
-const SHAPES: Readonly<Record<string, readonly string[]>> = {
-  'node.started': ['type', 'nodeId', 'step', 'request'],
-  'node.completed': ['type', 'nodeId', 'step', 'result', 'durationMs', 'delta'],
-  'edge.traversed': ['type', 'from', 'to', 'kind', 'index'],
-};
+const SHAPES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.values(STEP_EVENT_ITEMS).map(({ type, fields }) => [type, ['type', ...fields]]),
+);
+const STARTED = STEP_EVENT_CODES['node.started'];
+const COMPLETED = STEP_EVENT_CODES['node.completed'];
+const EDGE = STEP_EVENT_CODES['edge.traversed'];
 
 /** Strings a run's step events repeat (node ids, edge kinds) with their JSON text, or null for one a redaction would change. */
 export type QuotedStrings = Map<string, string | null>;
@@ -54,12 +57,13 @@ function plain(value: unknown, secrets: readonly string[]): string | null {
 }
 
 /**
- * The stored JSON of one of the engine's step events (`node.started`, `node.completed`,
- * `edge.traversed`) built from its parts: the fixed frame written as text, the node ids and kinds
- * quoted once per run, and only the values a node made (request, result, delta) measured, checked
- * for redaction and serialized. It is the text `JSON.stringify` gives for the event when nothing in
- * it needs redacting; null for any other event, or when something does (or a value is not plain
- * JSON, or is too large), for which the caller takes the general path.
+ * One of the engine's step events (`node.started`, `node.completed`, `edge.traversed`) as the event
+ * log stores it, its item `[code, …values]` (see `STEP_EVENT_ITEMS`), built from its parts: the
+ * frame written as text, the node ids and kinds quoted once per run, and only the values a node
+ * made (request, result, delta) checked for plain JSON and redaction, then serialized. Read back,
+ * it is the event `JSON.parse(JSON.stringify(event))` gives when nothing in it needs redacting;
+ * null for any other event, or when something does (or a value is not plain JSON, or is too
+ * large), for which the caller takes the general path.
  */
 export function stepEventJson(event: HopEvent, secrets: readonly string[], limit: number, strings: QuotedStrings): string | null {
   const shape = SHAPES[event.type];
@@ -73,7 +77,7 @@ export function stepEventJson(event: HopEvent, secrets: readonly string[], limit
       const kind = quoted(e['kind'], secrets, strings);
       const index = numeral(e['index']);
       if (from === null || to === null || kind === null || index === null) return null;
-      text = `{"type":"edge.traversed","from":${from},"to":${to},"kind":${kind},"index":${index}}`;
+      text = `[${EDGE},${from},${to},${kind},${index}]`;
     } else {
       const nodeId = quoted(e['nodeId'], secrets, strings);
       const step = numeral(e['step']);
@@ -81,13 +85,13 @@ export function stepEventJson(event: HopEvent, secrets: readonly string[], limit
       if (event.type === 'node.started') {
         const request = plain(e['request'], secrets);
         if (request === null) return null;
-        text = `{"type":"node.started","nodeId":${nodeId},"step":${step},"request":${request}}`;
+        text = `[${STARTED},${nodeId},${step},${request}]`;
       } else {
         const durationMs = numeral(e['durationMs']);
         const result = plain(e['result'], secrets);
         const delta = result === null || durationMs === null ? null : plain(e['delta'], secrets);
         if (delta === null) return null;
-        text = `{"type":"node.completed","nodeId":${nodeId},"step":${step},"result":${result},"durationMs":${durationMs},"delta":${delta}}`;
+        text = `[${COMPLETED},${nodeId},${step},${result},${durationMs},${delta}]`;
       }
     }
   } catch {
