@@ -131,9 +131,12 @@ recorder is now reliably under 1.10 is not settled on this machine: the first ru
 others' work beside it) gave kept 1.150 (quartiles 1.030–1.223), kept and read 1.182, counting 1.046, JSONL 1.161, no-op
 onEvent 1.450, MemoryRecorder 1.899; in one process, rotated, 21 rounds at load 5.4 (scratch variants, CPU / wall):
 counting 1.084 / 1.054, kept 1.131 / 1.059, a tracker writing to bare columns with no recorder around it 1.113 / 1.107.
-So kept sits 0–5 points above counting at this load; what is left between them is the columns' own growing arrays
-(five arrays of references, copied by each scavenge until promoted). Not tried: interning the strings into typed arrays
-(off the scavenged heap).`;
+So kept sits 0–7 points above counting at this load. Scratch columns behind the same tracker, in one process, rotated,
+21–25 rounds at load 2.7–3.9 (CPU): columns that keep nothing 1.055 and 1.076 (with counting at 1.087 beside it), only
+the four numbers in a growing Float64Array 1.106, strings interned into an Int32Array as well 1.112–1.117 (1.101
+preallocated, no growth), today's columns 1.113–1.114. So interning the strings off the scavenged heap does not help;
+the points between counting and kept come with keeping anything per step at all, and are at the size of this machine's
+noise (counting alone moved 1.046–1.092 between two runs of the table).`;
 
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
