@@ -15,7 +15,7 @@ import { writeResultsSection } from './resultsSection.js';
  * write, so they pay nothing more.
  */
 /** What the section says after the table: the history of these figures (kept here so a re-run writes it again). */
-const HISTORY = `The table is the tree of 7171041 (wall clock; the paragraphs below have the history; the one before it was the tree of b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
+const HISTORY = `The table is the tree of 7d87371 (wall clock, load 1.5–1.7; the paragraphs below have the history; the one before it was the tree of 7171041 at load 4.7–5.3: kept 1.128, kept and read 1.105, counting 1.092, JSONL 1.145, MemoryRecorder 1.955; before that b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
 
 The tree before the light path (965f32a) and after it (18e08e8, 5ea064a; the run also carried the
 budget change described under Budgets, which no run without a budget reaches), one after the other
@@ -136,7 +136,12 @@ So kept sits 0–7 points above counting at this load. Scratch columns behind th
 the four numbers in a growing Float64Array 1.106, strings interned into an Int32Array as well 1.112–1.117 (1.101
 preallocated, no growth), today's columns 1.113–1.114. So interning the strings off the scavenged heap does not help;
 the points between counting and kept come with keeping anything per step at all, and are at the size of this machine's
-noise (counting alone moved 1.046–1.092 between two runs of the table).`;
+noise (counting alone moved 1.046–1.092 between two runs of the table). On a quieter machine (2026-12-05, evening, nobody else's work beside it) \`npm run bench:transitions\` gave, on 4ac325c at
+load 0.4–1.5: kept 1.121 (quartiles 1.070–1.172), counting 1.032, JSONL 1.054; on 7d87371 (7171041's records built
+when read; the later durable changes do not touch a recorded run) at load 1.6–2.2: kept 1.110 (1.084–1.146), kept and
+read 1.120, counting 1.058, JSONL 1.155; and again at load 1.5–1.7 (the table): kept 1.086, kept and read 1.135,
+counting 1.081, JSONL 1.154. So at load 1–2 one tree still moves 3–10 points between runs (JSONL 1.054 → 1.155 on
+unchanged JSONL code), kept is within a few points of counting, and none of the three is reliably under 1.10.`;
 
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
