@@ -36,7 +36,8 @@ export class TransitionRecorder implements TraceRecorder {
   readonly rawEvents = true;
   /** The light path runs take (see `TraceRecorder.hops`). */
   readonly hops: TransitionTracker;
-  readonly #records: TransitionRecord[];
+  #records: TransitionRecord[];
+  readonly #columns: TransitionColumns | null = null;
 
   constructor(options: TransitionRecorderOptions = {}) {
     if (options.onTransition !== undefined) {
@@ -46,6 +47,7 @@ export class TransitionRecorder implements TraceRecorder {
     }
     // Kept records wait in columns (no object per step, see TransitionColumns) until they are read.
     const columns = new TransitionColumns();
+    this.#columns = columns;
     this.#records = liveRecords(columns);
     this.hops = new TransitionTracker(columns, options);
   }
@@ -57,9 +59,12 @@ export class TransitionRecorder implements TraceRecorder {
    * they happened (reading `length` alone builds none), not at every step nor when a run ends. It is
    * an array (`Array.isArray`, JSON, spreading and array methods work as usual) seen through a
    * Proxy: `structuredClone` and `postMessage` take a copy (`records.slice()`), not the array itself.
-   * Records you remove or add stay so; later records are appended after them.
+   * Records you remove or add stay so; later records are appended after them. Frozen or sealed (an
+   * immutable store's auto-freeze, say), an array keeps what it held then and takes no later record;
+   * the next read of `records` then gives a new array, up to date, with every record from the first.
    */
   get records(): TransitionRecord[] {
+    if (this.#columns !== null && !Object.isExtensible(this.#records)) this.#records = liveRecords(this.#columns);
     return this.#records;
   }
 

@@ -17,8 +17,11 @@ export function liveRecords(columns: TransitionColumns): TransitionRecord[] {
   const target: TransitionRecord[] = [];
   /** How many of the kept records have been built into `target`. */
   let made = 0;
+  // Frozen or sealed (Object.freeze, an immutable store's auto-freeze), the array can take no more
+  // records: it stays what it was then, and records of later runs are not added to it.
+  const open = (): boolean => Reflect.isExtensible(target);
   const sync = (): void => {
-    if (made < columns.length) {
+    if (made < columns.length && open()) {
       columns.appendTo(target, made);
       made = columns.length;
     }
@@ -45,10 +48,10 @@ export function liveRecords(columns: TransitionColumns): TransitionRecord[] {
     }
   }
   // The hook above is the target's own property; nothing that goes through the proxy sees it.
-  const hidden = (key: string | symbol): boolean => key === INSPECT && Reflect.isExtensible(target);
+  const hidden = (key: string | symbol): boolean => key === INSPECT && open();
   return new Proxy(target, {
     get(array, key) {
-      if (key === 'length') return array.length + columns.length - made;
+      if (key === 'length') return open() ? array.length + columns.length - made : array.length;
       if (hidden(key)) return undefined;
       if (key === Symbol.iterator) return values;
       sync();

@@ -13,19 +13,22 @@ export interface TraceContext {
 }
 
 // Span ids are made on every step while someone listens: take them from a pool of random bytes,
-// turned into hex digits once per pool, instead of asking the system for 8 bytes each time.
+// turned into hex digits once per pool, instead of asking the system for 8 bytes each time. Each id
+// is copied out of the pool's bytes: a slice of one pool string would be a view that keeps the whole
+// 8 KiB pool alive for as long as any id from it is kept (a run's stored context, a recorder).
 const POOL_SIZE = 8 * 512;
-let pool = randomBytes(POOL_SIZE).toString('hex');
+const refill = (): Buffer => Buffer.from(randomBytes(POOL_SIZE).toString('hex'), 'latin1');
+let pool = refill();
 let offset = 0;
 
 function randomHex(bytes: number): string {
   const digits = bytes * 2;
   if (offset + digits > pool.length) {
-    pool = randomBytes(POOL_SIZE).toString('hex');
+    pool = refill();
     offset = 0;
   }
   offset += digits;
-  return pool.slice(offset - digits, offset);
+  return pool.toString('latin1', offset - digits, offset);
 }
 
 /** A new 16-hex-digit span id (the OpenTelemetry format). */

@@ -142,7 +142,7 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
     if (seen.has(v)) return '[cycle]';
     seen.add(v);
     let out: unknown;
-    if (Array.isArray(v)) out = v.map((item) => walk(item));
+    if (Array.isArray(v)) out = hasToJSON(v) ? walk(v.toJSON()) : v.map((item) => walk(item));
     else if (v instanceof Map) out = walk(Object.fromEntries(v));
     else if (v instanceof Error) out = { name: v.name, message: scrubString(v.message, secrets), code: (v as { code?: unknown }).code };
     else if (v instanceof Date) out = v.toISOString();
@@ -165,6 +165,11 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
     return out;
   };
   return walk(value, true);
+}
+
+/** True when `JSON.stringify` would call `value.toJSON()` (own or inherited, enumerable or not). */
+function hasToJSON(value: object): value is { toJSON(): unknown } {
+  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 /** How deep {@link redactsToItself} looks before it leaves a value to {@link redactFields}. */
@@ -190,6 +195,7 @@ function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, v
   if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol';
   if (depth >= UNCHANGED_MAX_DEPTH) return false;
   if (Array.isArray(v)) {
+    if (hasToJSON(v)) return false;
     for (let i = 0; i < v.length; i++) if (!unchanged(v[i], secrets, clean, null, depth + 1)) return false;
     return true;
   }
@@ -213,10 +219,12 @@ const CLEAN_PLAIN_MAX_NODES = 2_000;
  * True when `value` is plain JSON that {@link redactFields} gives back as it is, so its
  * `JSON.stringify` text is what a store keeps and what a redacted copy would be: plain objects and
  * arrays, strings shorter than `maxString`, finite numbers, booleans, null and undefined, with no
- * string a scrub would change, no `__` key, no secret-looking key, no `toJSON` key and no object
- * whose `type` is `'Buffer'`. One walk, with no property looked up that the value does not have;
- * false when in doubt (deeper than 64 levels, more than 2,000 objects), for which the caller
- * takes the general path.
+ * string a scrub would change, no `__` key, no secret-looking key, no `toJSON` (a key, or a method
+ * `JSON.stringify` would call: own or inherited, enumerable or not, on an object or an array) and
+ * no object whose `type` is `'Buffer'`. One walk; false when in doubt (deeper than 64 levels, more
+ * than 2,000 objects), for which the caller takes the general path. A getter is read here and again
+ * by the caller's `JSON.stringify`: one that gives another value on the second read is not seen
+ * (as with {@link redactsToItself}); the general path reads each property once.
  */
 export function isCleanPlainJson(value: unknown, secrets: readonly string[], maxString: number): boolean {
   let clean = cleanStrings.get(secrets);
@@ -241,6 +249,10 @@ function cleanPlain(v: unknown, secrets: readonly string[], clean: Set<string>, 
   }
   if (v === null) return true;
   if (depth >= UNCHANGED_MAX_DEPTH || --budget.nodes < 0) return false;
+  // JSON.stringify calls a toJSON it finds anywhere on the value, enumerable or not, own or
+  // inherited (an array's own, an Array subclass's, one defined with defineProperty): such a
+  // value takes the general path, which redacts what toJSON gives.
+  if (hasToJSON(v)) return false;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (!cleanPlain(v[i], secrets, clean, maxString, depth + 1, budget)) return false;
     return true;
@@ -260,20 +272,36 @@ function cleanPlain(v: unknown, secrets: readonly string[], clean: Set<string>, 
  * Snapshots are checked with this and scrubbed only when needed, since most contain nothing.
  */
 export function containsSecret(value: unknown, secrets: readonly string[], options: ScrubOptions = {}): boolean {
-  if (typeof value === 'string') return stringNeedsScrub(value, secrets, options);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some((v) => containsSecret(v, secrets, options));
-  return Object.values(value).some((v) => containsSecret(v, secrets, options));
+  return secretIn(value, secrets, options, false);
 }
 
-/** A copy of a JSON value with every string scrubbed (keys and structure kept, so it can be restored). */
+/** `asJSON`: `value` is what a toJSON gave (JSON.stringify does not call toJSON on that again). */
+function secretIn(value: unknown, secrets: readonly string[], options: ScrubOptions, asJSON: boolean): boolean {
+  if (typeof value === 'string') return stringNeedsScrub(value, secrets, options);
+  if (value === null || typeof value !== 'object') return false;
+  // What is stored is what JSON.stringify writes: for a value with a toJSON, what that gives.
+  if (!asJSON && hasToJSON(value)) return secretIn(value.toJSON(), secrets, options, true);
+  if (Array.isArray(value)) return value.some((v) => secretIn(v, secrets, options, false));
+  return Object.values(value).some((v) => secretIn(v, secrets, options, false));
+}
+
+/**
+ * A copy of a JSON value with every string scrubbed (keys and structure kept, so it can be
+ * restored); a value with a `toJSON` is replaced by what it gives, as JSON.stringify would store it.
+ */
 export function scrubSecrets<T>(value: T, secrets: readonly string[], options: ScrubOptions = {}): T {
-  if (typeof value === 'string') return scrubString(value, secrets, options) as T;
+  return scrubbed(value, secrets, options, false) as T;
+}
+
+function scrubbed(value: unknown, secrets: readonly string[], options: ScrubOptions, asJSON: boolean): unknown {
+  if (typeof value === 'string') return scrubString(value, secrets, options);
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => scrubSecrets(v, secrets, options)) as T;
+  if (!asJSON && hasToJSON(value)) return scrubbed(value.toJSON(), secrets, options, true);
+  if (Array.isArray(value)) return value.map((v) => scrubbed(v, secrets, options, false));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrubSecrets(v, secrets, options);
-  return out as T;
+  // A function is left out, as JSON.stringify leaves it out (a copied toJSON would give the original back).
+  for (const [k, v] of Object.entries(value)) if (typeof v !== 'function') out[k] = scrubbed(v, secrets, options, false);
+  return out;
 }
 
 /** A persisted snapshot as it may be stored: secrets and inline images scrubbed, everything else exact. */

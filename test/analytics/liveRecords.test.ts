@@ -162,6 +162,31 @@ describe('TransitionRecorder.records, read whenever and however', () => {
     expect(JSON.parse(JSON.stringify(records))).toHaveLength(3);
   });
 
+  it('stays what it was when frozen or sealed while the recorder keeps recording later runs', async () => {
+    for (const close of [Object.freeze, Object.seal, Object.preventExtensions] as Array<(a: TransitionRecord[]) => TransitionRecord[]>) {
+      const recorder = new TransitionRecorder();
+      await twoNodes().run('go', { recorders: [recorder] });
+      // Closed before it was ever read: it holds the records made until then.
+      const records = close(recorder.records);
+      await twoNodes().run('go', { recorders: [recorder] });
+      expect(records.length, close.name).toBe(3);
+      expect(hops(records), close.name).toEqual(RUN);
+      expect(hops([...records]), close.name).toEqual(RUN);
+      expect(Object.keys(records), close.name).toEqual(['0', '1', '2']);
+      expect(JSON.parse(JSON.stringify(records)), close.name).toHaveLength(3);
+      expect(inspect(records).match(/from: /g), close.name).toHaveLength(3);
+      expect(() => records.push(records[0]!), close.name).toThrow(TypeError);
+      // The recorder's next array has every record, and goes on filling.
+      const fresh = recorder.records;
+      expect(fresh, close.name).not.toBe(records);
+      expect(hops(fresh), close.name).toEqual([...RUN, ...RUN]);
+      await twoNodes().run('go', { recorders: [recorder] });
+      expect(fresh.length, close.name).toBe(9);
+      expect(recorder.records, close.name).toBe(fresh);
+      expect(records.length, close.name).toBe(3);
+    }
+  });
+
   it('is a plain empty array when records go to onTransition', async () => {
     const given: TransitionRecord[] = [];
     const recorder = new TransitionRecorder({ onTransition: (r) => given.push(r) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REDACTED, redactEvent, redactForOutput, scrubString, type WorkflowEvent } from '../../src/index.js';
+import { storableSnapshot } from '../../src/trace/redact.js';
 
 const key = 'sk-test-0123456789abcdefghijklmnop';
 const png = `data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk'.repeat(4)}`;
@@ -68,6 +69,28 @@ describe('redaction', () => {
       when: '1970-01-01T00:00:00.000Z',
       custom: { token: 'x' },
     });
+  });
+
+  it('follows a toJSON JSON.stringify would call however it is defined: not enumerable, an array\'s own, inherited, one that returns its own value', () => {
+    const hidden = Object.defineProperty({ id: 1 }, 'toJSON', { value: () => ({ note: `n ${key}` }), enumerable: false });
+    const list = Object.assign(['ok'], { toJSON: () => `l ${key}` });
+    class Tagged extends Array<unknown> {
+      toJSON(): unknown {
+        return { tag: key };
+      }
+    }
+    const itself: Record<string, unknown> = { text: key };
+    itself.toJSON = () => itself;
+    const value = { hidden, list, tagged: Tagged.from([1]), itself, when: new Date(0) };
+    const expected = { hidden: { note: `n ${REDACTED}` }, list: `l ${REDACTED}`, tagged: { tag: REDACTED }, itself: { text: REDACTED }, when: '1970-01-01T00:00:00.000Z' };
+    // The redacted copy given to recorders, and the snapshot a store keeps (as JSON).
+    expect(JSON.parse(JSON.stringify(redactForOutput(value, [key])))).toEqual({ ...expected, itself: '[cycle]' });
+    const stored = JSON.stringify(storableSnapshot(value, [key]));
+    expect(stored).not.toContain(key);
+    expect(JSON.parse(stored)).toEqual(expected);
+    // Nothing to scrub: the snapshot is kept as it is.
+    const plain = { list: Object.assign(['ok'], { toJSON: () => 'fine' }) };
+    expect(storableSnapshot(plain, [key])).toBe(plain);
   });
 
   it('keeps the envelope of an event', () => {

@@ -46,6 +46,7 @@ function value(g: ReturnType<typeof generator>, depth: number): unknown {
   if (depth > 3 || r < 0.3) return g.pick(STRINGS);
   if (r < 0.42) return g.pick([0, 1.5, -3, true, false, null, Number.NaN, undefined]);
   if (r < 0.46) return g.pick([new Map([['k', 1]]), new Date(0), new Error('boom'), new Uint8Array([1]), { type: 'Buffer', data: [1, 2] }, () => 1]);
+  if (r < 0.5) return withToJSON(g);
   if (r < 0.6) return Array.from({ length: Math.floor(g.next() * 4) }, () => value(g, depth + 1));
   const out: Record<string, unknown> = {};
   const n = Math.floor(g.next() * 4);
@@ -53,6 +54,32 @@ function value(g: ReturnType<typeof generator>, depth: number): unknown {
     Object.defineProperty(out, g.pick(KEYS), { value: value(g, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** An array subclass whose prototype has a toJSON (JSON.stringify calls it). */
+class TaggedList extends Array<unknown> {
+  toJSON(): unknown {
+    return { list: [...this], apiKey: 'abcdefghijkl' };
+  }
+}
+
+/**
+ * Values whose JSON is what a toJSON gives, not what a walk over their keys sees: a toJSON that is
+ * not enumerable, an array's own, an Array subclass's. Some give a secret, some plain JSON.
+ */
+function withToJSON(g: ReturnType<typeof generator>): unknown {
+  const gives = g.pick<unknown>([{ apiKey: 'abcdefghijkl', note: 'n' }, SECRETS[0], 'plain', { ok: [1, 2] }, [`x ${SECRETS[1]}`]]);
+  switch (Math.floor(g.next() * 3)) {
+    case 0: {
+      const hidden = { id: 'r1' };
+      Object.defineProperty(hidden, 'toJSON', { value: () => gives, enumerable: false });
+      return hidden;
+    }
+    case 1:
+      return Object.assign(['ok'], { toJSON: () => gives });
+    default:
+      return TaggedList.from(['a', 'b']);
+  }
 }
 
 function event(g: ReturnType<typeof generator>): Record<string, unknown> {
@@ -116,6 +143,15 @@ describe('stepEventJson', () => {
     Object.defineProperty(request, 'input', { enumerable: true, get: () => { throw new Error('unreadable'); } });
     expect(stepEventJson({ type: 'node.started', nodeId: 'a', step: 1, request } as unknown as HopEvent, SECRETS, LIMIT, strings)).toBeNull();
     expect(stepEventJson({ type: 'run.started', graph: 'g' } as unknown as HopEvent, SECRETS, LIMIT, strings)).toBeNull();
+    // A toJSON JSON.stringify would call, wherever it is: not enumerable, an array's own, inherited.
+    const hidden = { id: 'r1' };
+    Object.defineProperty(hidden, 'toJSON', { value: () => ({ apiKey: 'abcdefghijkl', note: SECRETS[0] }), enumerable: false });
+    const lists = [Object.assign(['ok'], { toJSON: () => SECRETS[0] }), TaggedList.from(['a'])];
+    for (const request of [hidden, { list: lists[0] }, { list: lists[1] }, lists[0]]) {
+      const started = { type: 'node.started', nodeId: 'a', step: 1, request };
+      expect(stepEventJson(started as unknown as HopEvent, SECRETS, LIMIT, strings), JSON.stringify(request)).toBeNull();
+      expect(JSON.stringify(redactFields(started, SECRETS, null))).not.toMatch(/sv-step-event-secret|abcdefghijkl/);
+    }
     const edge = { type: 'edge.traversed', from: 'a', to: 'b', kind: 'transition', index: 0 };
     expect(stepEventJson(edge as unknown as HopEvent, SECRETS, LIMIT, strings)).toBe('[3,"a","b","transition",0]');
     // A node id that is a secret is never quoted from the cache of clean strings.

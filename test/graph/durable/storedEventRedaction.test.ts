@@ -19,7 +19,22 @@ const RESULTS: Array<() => unknown> = [
   () => ({ outputText: LONG, rawResponse: { again: LONG, big: { text: LONG } } }),
   () => ({ outputText: 'blob', rawResponse: { blob: 'QUJD'.repeat(100), buffer: { type: 'Buffer', data: [1, 2, 3] } } }),
   () => ({ outputText: 'plain again', rawResponse: { deep: { a: { b: { c: { d: [null, 'x'] } } } } } }),
+  // JSON.stringify calls a toJSON wherever it is; what it gives is redacted, not the keys around it.
+  () => ({ outputText: 'hidden toJSON', rawResponse: hiddenToJSON({ id: 'r2' }, () => ({ apiKey: 'abcdefghijkl', note: `n ${SECRET}` })) }),
+  () => ({ outputText: 'list toJSON', rawResponse: { list: Object.assign(['ok'], { toJSON: () => `l ${SECRET}` }), tagged: TaggedList.from(['a']) } }),
 ];
+
+/** `value` with a toJSON that is not enumerable (a for-in walk does not see it). */
+function hiddenToJSON<T extends object>(value: T, toJSON: () => unknown): T {
+  return Object.defineProperty(value, 'toJSON', { value: toJSON, enumerable: false });
+}
+
+/** An array subclass whose prototype has a toJSON. */
+class TaggedList extends Array<unknown> {
+  toJSON(): unknown {
+    return { list: [...this], note: `t ${SECRET}` };
+  }
+}
 
 /** Events with what differs between two runs of one graph (ids, times, durations) blanked. */
 function normalized(events: unknown[], runId: string): unknown {
@@ -50,6 +65,7 @@ describe('the events a stored run keeps', () => {
         expect(text).not.toContain('sk-abcdefghijklmnop');
         expect(text).not.toContain(IMAGE.slice(22, 80));
         expect(text).not.toContain('__raw');
+        expect(JSON.stringify(await target.store.getRun(run.runId))).not.toContain(SECRET);
         // A run with no recorder: its log redacts the raw events itself, and keeps the same.
         const alone = await graph.run('go', { store: target.store });
         const aloneStored = await target.store.listEvents(alone.runId);
