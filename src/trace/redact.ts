@@ -1,20 +1,24 @@
+import { types } from 'node:util';
+
 /** What replaces a removed secret. */
 export const REDACTED = '[redacted]';
 
 const SECRET_ENV = /(API_KEY|_TOKEN|SECRET|PASSWORD)$/i;
+/** A key whose value is a credential: one of these names, or a name ending with one (`openaiApiKey`, `client_secret`, `X-Auth-Token`). */
 const SECRET_KEY =
-  /^(api[-_]?key|x[-_]api[-_]?key|authorization|proxy[-_]authorization|cookie|set[-_]cookie|password|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|bearer[-_]?token)$/i;
+  /(api[-_]?key|authorization|cookie|password|passwd|secret|access[-_]?token|refresh[-_]?token|bearer[-_]?token|auth[-_]?token|id[-_]?token|session[-_]?token|private[-_]?key)$/i;
 const DATA_URL = /data:[a-z]+\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+/gi;
 /** A run of base64 long enough to be file content (≥ 192 bytes), not a word or an id. */
 const BASE64_BLOB = /[A-Za-z0-9+/]{256,}={0,2}/g;
 /** `Bearer <token>` / `Basic <credentials>` anywhere in text, e.g. a logged header or an error message. */
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-/** `authorization: …`, `api_key=…`, `"x-api-key": "…"` written into text. */
-const KEY_ASSIGNMENT = /\b(authorization|api[-_]?key|x-api-key|access[-_]?token)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
+/** `authorization: …`, `api_key=…`, `"x-api-key": "…"`, `password=…`, `OPENAI_API_KEY=…` written into text. */
+const KEY_ASSIGNMENT =
+  /\b([\w-]*?(?:authorization|api[-_]?key|access[-_]?token|refresh[-_]?token|auth[-_]?token|client[-_]?secret|password|passwd|private[-_]?key))(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
 /** Provider keys that look like `sk-…` (OpenAI, DeepSeek, Anthropic), even when not in the environment. */
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
 /** One cheap test that says whether any of the text patterns above except the blob can match. */
-const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|sk-/i;
+const SUSPECT = /base64,|bearer\s|basic\s|authorization|api[-_]?key|access[-_]?token|refresh[-_]?token|auth[-_]?token|client[-_]?secret|password|passwd|private[-_]?key|sk-/i;
 const HAS_BLOB = /[A-Za-z0-9+/]{256}/;
 /**
  * How much a scrub removes. Everything that leaves a run also loses base64 blobs (file content
@@ -139,14 +143,24 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
     if (typeof v === 'string') return scrubCached(v, secrets, known);
     if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? undefined : v;
     if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return '[binary]';
+    // new String(…), new Number(…): JSON writes the primitive inside (the String one through its
+    // toString), not the characters as keys.
+    if (types.isBoxedPrimitive(v)) return walk(unboxed(v));
     if (seen.has(v)) return '[cycle]';
     seen.add(v);
     let out: unknown;
-    if (Array.isArray(v)) out = hasToJSON(v) ? walk(v.toJSON()) : v.map((item) => walk(item));
-    else if (v instanceof Map) out = walk(Object.fromEntries(v));
-    else if (v instanceof Error) out = { name: v.name, message: scrubString(v.message, secrets), code: (v as { code?: unknown }).code };
-    else if (v instanceof Date) out = v.toISOString();
-    else if (typeof (v as { toJSON?: unknown }).toJSON === 'function') out = walk((v as { toJSON(): unknown }).toJSON());
+    if (Array.isArray(v)) {
+      if (hasToJSON(v)) out = walk(v.toJSON());
+      else {
+        // A plain array, whatever the value's class (an Array subclass's map could build anything).
+        const list: unknown[] = [];
+        for (let i = 0; i < v.length; i++) list.push(walk(v[i]));
+        out = list;
+      }
+    } else if (v instanceof Map) out = walk(Object.fromEntries(v));
+    else if (v instanceof Error) out = { name: walk(v.name), message: walk(v.message), code: walk((v as { code?: unknown }).code) };
+    // Dates too: their toJSON is what JSON writes (null for an invalid one), and its text is scrubbed.
+    else if (hasToJSON(v)) out = walk(v.toJSON());
     else if (isBufferJson(v)) out = '[binary]';
     else {
       const obj: Record<string, unknown> = {};
@@ -157,7 +171,8 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
           continue;
         }
         if (key.startsWith('__')) continue;
-        obj[key] = inner !== null && inner !== undefined && isSecretKey(key) ? REDACTED : walk(inner);
+        // A key can hold a secret too (a map keyed by token); two keys scrubbed alike keep the last.
+        obj[scrubCached(key, secrets, known)] = inner !== null && inner !== undefined && isSecretKey(key) ? REDACTED : walk(inner);
       }
       out = obj;
     }
@@ -165,6 +180,19 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
     return out;
   };
   return walk(value, true);
+}
+
+/**
+ * The primitive JSON writes for a boxed one: a String object through its `toString` (as JSON does,
+ * so an overridden one is what is checked), a Number through `valueOf`, others their own value.
+ */
+function unboxed(value: object): unknown {
+  if (types.isStringObject(value)) return String(value);
+  if (types.isNumberObject(value)) return Number(value);
+  if (types.isBooleanObject(value)) return Boolean.prototype.valueOf.call(value);
+  if (types.isBigIntObject(value)) return BigInt.prototype.valueOf.call(value);
+  // A Symbol object: JSON writes it as an object with no keys.
+  return {};
 }
 
 /** True when `JSON.stringify` would call `value.toJSON()` (own or inherited, enumerable or not). */
@@ -194,8 +222,9 @@ function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, v
   if (typeof v === 'string') return scrubCached(v, secrets, clean) === v;
   if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol';
   if (depth >= UNCHANGED_MAX_DEPTH) return false;
+  if (types.isBoxedPrimitive(v)) return false;
   if (Array.isArray(v)) {
-    if (hasToJSON(v)) return false;
+    if (hasToJSON(v) || Object.getPrototypeOf(v) !== Array.prototype) return false;
     for (let i = 0; i < v.length; i++) if (!unchanged(v[i], secrets, clean, null, depth + 1)) return false;
     return true;
   }
@@ -203,7 +232,7 @@ function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, v
   if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function' || isBufferJson(v)) return false;
   for (const key of Object.keys(v)) {
     if (depth === 0 && verbatim !== null && verbatim.has(key)) continue;
-    if (key.startsWith('__')) return false;
+    if (key.startsWith('__') || scrubCached(key, secrets, clean) !== key) return false;
     const inner = (v as Record<string, unknown>)[key];
     if (inner !== null && inner !== undefined && isSecretKey(key)) {
       if (inner !== REDACTED) return false;
@@ -252,14 +281,15 @@ function cleanPlain(v: unknown, secrets: readonly string[], clean: Set<string>, 
   // JSON.stringify calls a toJSON it finds anywhere on the value, enumerable or not, own or
   // inherited (an array's own, an Array subclass's, one defined with defineProperty): such a
   // value takes the general path, which redacts what toJSON gives.
-  if (hasToJSON(v)) return false;
+  if (hasToJSON(v) || types.isBoxedPrimitive(v)) return false;
   if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
     for (let i = 0; i < v.length; i++) if (!cleanPlain(v[i], secrets, clean, maxString, depth + 1, budget)) return false;
     return true;
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return false;
   for (const key in v) {
-    if (key.startsWith('__') || key === 'toJSON' || isSecretKey(key)) return false;
+    if (key.startsWith('__') || key === 'toJSON' || isSecretKey(key) || scrubCached(key, secrets, clean) !== key) return false;
     const inner = (v as Record<string, unknown>)[key];
     if (key === 'type' && inner === 'Buffer') return false;
     if (!cleanPlain(inner, secrets, clean, maxString, depth + 1, budget)) return false;
@@ -281,7 +311,9 @@ function secretIn(value: unknown, secrets: readonly string[], options: ScrubOpti
   if (value === null || typeof value !== 'object') return false;
   // What is stored is what JSON.stringify writes: for a value with a toJSON, what that gives.
   if (!asJSON && hasToJSON(value)) return secretIn(value.toJSON(), secrets, options, true);
+  if (types.isBoxedPrimitive(value)) return secretIn(unboxed(value), secrets, options, true);
   if (Array.isArray(value)) return value.some((v) => secretIn(v, secrets, options, false));
+  for (const key of Object.keys(value)) if (stringNeedsScrub(key, secrets, options)) return true;
   return Object.values(value).some((v) => secretIn(v, secrets, options, false));
 }
 
@@ -297,10 +329,18 @@ function scrubbed(value: unknown, secrets: readonly string[], options: ScrubOpti
   if (typeof value === 'string') return scrubString(value, secrets, options);
   if (value === null || typeof value !== 'object') return value;
   if (!asJSON && hasToJSON(value)) return scrubbed(value.toJSON(), secrets, options, true);
-  if (Array.isArray(value)) return value.map((v) => scrubbed(v, secrets, options, false));
+  if (types.isBoxedPrimitive(value)) return scrubbed(unboxed(value), secrets, options, true);
+  if (Array.isArray(value)) {
+    const list: unknown[] = [];
+    for (let i = 0; i < value.length; i++) list.push(scrubbed(value[i], secrets, options, false));
+    return list;
+  }
   const out: Record<string, unknown> = {};
-  // A function is left out, as JSON.stringify leaves it out (a copied toJSON would give the original back).
-  for (const [k, v] of Object.entries(value)) if (typeof v !== 'function') out[k] = scrubbed(v, secrets, options, false);
+  // A function is left out, as JSON.stringify leaves it out (a copied toJSON would give the original
+  // back); keys are scrubbed as strings are, and written as own keys (`__proto__` included).
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'function') Object.defineProperty(out, scrubString(k, secrets, options), { value: scrubbed(v, secrets, options, false), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
 

@@ -93,6 +93,60 @@ describe('redaction', () => {
     expect(storableSnapshot(plain, [key])).toBe(plain);
   });
 
+  it('redacts what JSON would write from boxed values, errors, dates and array subclasses, and secrets in keys', () => {
+    const disguised = Object.defineProperty(Object.setPrototypeOf(new String('ok'), Object.prototype) as object, 'toString', { value: () => `s ${key}`, enumerable: false });
+    class Species extends Array<unknown> {
+      static override get [Symbol.species](): ArrayConstructor {
+        return function (this: unknown, n: number) {
+          return Object.defineProperty(new Array(n), 'toJSON', { value: () => key });
+        } as unknown as ArrayConstructor;
+      }
+    }
+    const error = Object.assign(new Error(`m ${key}`), { name: `Bearer ${'n'.repeat(12)}`, code: { apiKey: 'abcdefghijkl', note: key } });
+    const value = {
+      boxed: new String(key),
+      number: new Number(3),
+      disguised,
+      error,
+      when: Object.assign(new Date(0), { toISOString: () => `d ${key}` }),
+      invalid: new Date(Number.NaN),
+      list: Species.from([{ apiKey: 'abcdefghijkl' }]),
+      [`k ${key}`]: 1,
+    };
+    const out = redactForOutput(value, [key]);
+    const text = JSON.stringify(out);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('abcdefghijkl');
+    expect(text).not.toContain('nnnnnnnn');
+    expect(JSON.parse(text)).toEqual({
+      boxed: REDACTED,
+      number: 3,
+      disguised: `s ${REDACTED}`,
+      error: { name: `Bearer ${REDACTED}`, message: `m ${REDACTED}`, code: { apiKey: REDACTED, note: REDACTED } },
+      when: `d ${REDACTED}`,
+      invalid: null,
+      list: [{ apiKey: REDACTED }],
+      [`k ${REDACTED}`]: 1,
+    });
+    // A stored snapshot: the same strings and keys scrubbed, a `__proto__` key kept as a key.
+    const state = JSON.parse(`{"__proto__":{"role":"admin"},"note":"n ${key}","k ${key}":1}`) as object;
+    const stored = storableSnapshot({ state, disguised }, [key]) as { state: object };
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(Object.keys(stored.state)).toEqual(['__proto__', 'note', `k ${REDACTED}`]);
+  });
+
+  it('takes credential keys by their ending and credential assignments in text, not words that only look alike', () => {
+    const keys = { openai_api_key: 'v1v1v1v1v1', googleApiKey: 'v2v2v2v2v2', 'x-goog-api-key': 'v3v3v3v3v3', auth_token: 'v4v4v4v4v4', private_key: 'v5v5v5v5v5', clientSecret: 'v6v6v6v6v6', 'X-Auth-Token': 'v7v7v7v7v7' };
+    expect(Object.values(redactForOutput(keys, []) as object)).toEqual(Object.keys(keys).map(() => REDACTED));
+    const kept = { tokens: 12, maxTokens: 100, token: 'a word', session: 'id-1', keyboard: 'qwerty' };
+    expect(redactForOutput(kept, [])).toEqual(kept);
+    const body = JSON.stringify({ refresh_token: 'rt-9f8e7d6c5b4a', client_secret: 'cs-0a1b2c3d4e5f', password: 'hunter2hunter2' });
+    expect(scrubString(`${body} OPENAI_API_KEY=abcdefghijkl oauth_token: zzzzzzzzzz`, [])).toBe(
+      `{"refresh_token":"${REDACTED}","client_secret":"${REDACTED}","password":"${REDACTED}"} OPENAI_API_KEY=${REDACTED} oauth_token: ${REDACTED}`,
+    );
+    expect(scrubString('the password is long, a secret plan, tokens: 1234567', [])).toBe('the password is long, a secret plan, tokens: 1234567');
+  });
+
   it('keeps the envelope of an event', () => {
     const event = { type: 'node.completed', runId: 'r', seq: 3, at: 1, traceId: 't', spanId: 's', parentSpanId: 'p', path: 'root', nodeId: 'a', result: { outputText: key } };
     expect(redactEvent(event as unknown as WorkflowEvent, [key])).toEqual({ ...event, result: { outputText: REDACTED } });

@@ -2,7 +2,7 @@ import type { Actor } from 'xstate';
 import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
-import { scrubString } from '../../trace/redact.js';
+import { scrubSecrets, scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { Clock } from '../RunOptions.js';
@@ -244,7 +244,8 @@ export class Checkpointer implements TraceRecorder {
         snapshot: stored,
         waitReason: text(context.waiting?.reason),
         outputText: text(context.result?.outputText),
-        error: context.error === null ? null : { ...context.error, message: scrubString(context.error.message, secrets) },
+        // Every field of the error (a node's own error can carry anything in its name or code).
+        error: context.error === null ? null : scrubSecrets(context.error, secrets),
         owner: live ? this.#options.owner : null,
         leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
       };

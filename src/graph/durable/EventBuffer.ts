@@ -121,11 +121,12 @@ export class EventBuffer {
     for (const key of ENVELOPE_KEYS) if (key !== 'nodeId' || !('nodeId' in event)) delete body[key];
     let json: string | null = null;
     try {
-      json = encodePlainStored(body, `event ${envelope.seq} (${event.type})`, this.#limit);
+      json = encodePlainStored(body, `event ${envelope.seq} (${redacted.type})`, this.#limit);
     } catch {
       // Too large or not JSON: the store's encoder reports it, naming the event.
     }
-    return json !== null ? new EncodedEvent(this.#runId, event.type, json, envelope) : this.#redacted(redacted);
+    // The redacted type: a custom event's type is the user's text, and a row can store it as a column.
+    return json !== null ? new EncodedEvent(this.#runId, redacted.type, json, envelope) : this.#redacted(redacted);
   }
 
   /** A redacted event, encoded (mostly) once; the whole event is the body, its envelope beside it gives the store the row's shared ids. */

@@ -22,7 +22,25 @@ const RESULTS: Array<() => unknown> = [
   // JSON.stringify calls a toJSON wherever it is; what it gives is redacted, not the keys around it.
   () => ({ outputText: 'hidden toJSON', rawResponse: hiddenToJSON({ id: 'r2' }, () => ({ apiKey: 'abcdefghijkl', note: `n ${SECRET}` })) }),
   () => ({ outputText: 'list toJSON', rawResponse: { list: Object.assign(['ok'], { toJSON: () => `l ${SECRET}` }), tagged: TaggedList.from(['a']) } }),
+  // A secret in a key; a String object passed off as a plain object (JSON writes its toString);
+  // an Array subclass whose species would build the redacted copy.
+  () => ({ outputText: 'odd', rawResponse: { [`k ${SECRET}`]: 1, [`Bearer ${'b'.repeat(12)}`]: 2, note: disguisedString(`s ${SECRET}`), list: SpeciesList.from([{ apiKey: 'abcdefghijkl' }]) } }),
 ];
+
+/** A String object with Object.prototype and a hidden toString: its keys are '0' and '1'. */
+function disguisedString(text: string): object {
+  const boxed = Object.setPrototypeOf(new String('ok'), Object.prototype) as object;
+  return Object.defineProperty(boxed, 'toString', { value: () => text, enumerable: false });
+}
+
+/** An array subclass whose `map` builds an array with a toJSON giving the secret. */
+class SpeciesList extends Array<unknown> {
+  static override get [Symbol.species](): ArrayConstructor {
+    return function (this: unknown, n: number) {
+      return Object.defineProperty(new Array(n), 'toJSON', { value: () => `species ${SECRET}` });
+    } as unknown as ArrayConstructor;
+  }
+}
 
 /** `value` with a toJSON that is not enumerable (a for-in walk does not see it). */
 function hiddenToJSON<T extends object>(value: T, toJSON: () => unknown): T {
@@ -66,6 +84,7 @@ describe('the events a stored run keeps', () => {
         expect(text).not.toContain(IMAGE.slice(22, 80));
         expect(text).not.toContain('__raw');
         expect(JSON.stringify(await target.store.getRun(run.runId))).not.toContain(SECRET);
+        expect(text).not.toContain('Bearer bbbb');
         // A run with no recorder: its log redacts the raw events itself, and keeps the same.
         const alone = await graph.run('go', { store: target.store });
         const aloneStored = await target.store.listEvents(alone.runId);
