@@ -293,14 +293,35 @@ History of this benchmark (durable ÷ memory for the three runs above):
   1.4 µs, the step events about 2 µs (JSON.stringify of the node's request and delta most of it;
   a serializer written in JS was slower), GC. Commits of 16, 32 or 256 steps were slower than 64
   (paired: 1.09×, 1.05×, 1.14×).
+- redaction closed where JSON.stringify writes something a walk over keys does not see (4fbe936: a
+  toJSON however defined; c08410e: boxed values, secrets in keys, error fields; each value the fast
+  path checks now costs a toJSON lookup, a boxed-value test and a check of its keys) and span ids
+  copied out of their pool instead of sliced from it (4fbe936: 97–121 ns an id instead of 30–53, one
+  id per node step), 2026-12-06. Builds side by side (durableBuilds, 21 rounds, load 1.0–2.3):
+  4fbe936 ÷ b8b34cd durable step 1.024, 1.038 and 1.098 in three runs, with builds carrying only one
+  of the two changes moving ±5 % around them (noise at this size); c08410e ÷ 4fbe936 40.35 → 40.48
+  µs. This benchmark four times (load 0.9–1.9; 4fbe936 once, 977f6e3 three times, the table is the
+  last): fresh-heap wall 2.27× / 2.47× / 2.37×, 2.10× / 2.67× / 2.58×, 2.98× / 2.96× / 2.43×,
+  3.39× / 2.73× / 2.46×; steady state 1.92× / 2.03× / 2.01×, 2.25× / 1.98× / 2.07×, 2.04× / 1.94× /
+  2.03×, 1.96× / 2.08× / 1.91×; first token over the raw stream 0.97, 1.21, 0.93, 1.28 ms (the raw
+  stream itself 2.55, 3.17, 2.52, 4.06 ms; durable over memory 0.38–0.78 ms). Why a run from a
+  fresh heap costs more (scratch, plain Node, load about 1): a durable run after a forced GC took
+  75–94 ms against 38 ms back to back, but its GC was 1.5–4 ms of that (one scavenge; the young
+  generation keeps its size), and a 5–50 ms pause before a run without any GC slowed it about as
+  much (memory 21.8 → 27–31 ms, durable 40 → 47–73 ms): the column measures a process resuming
+  after a pause, which costs the durable run (more code, SQLite) more, not the garbage it makes.
+  Allocation per step (inspector sampling, collected objects included): 24.1 KB durable, 17.8 KB
+  in memory, XState's own the same in both; the difference is spread (Object.keys in the snapshot
+  check about 0.9 KB, the recorders' call closures about 1.1 KB, the step event's text about 0.9 KB,
+  the commit's rows), none large enough to move a step.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
-raw stream): in steady state (the column of batches with no forced GC) the durable loop is now at
-1.89–2.14×, 1.80–1.99× with 10 KB and 1.79–2.01× at 4,000 steps over three runs, so the 2.5× targets
-hold there and the 2× one is at the line, not reliably under it; from a freshly collected heap
-(the bold column, which swings most between runs) the 2× target is not met (2.39–3.04×), the 2.5×
-ones are at 2.45–2.74× with 10 KB and 2.20–2.23× at 4,000 steps; the first-token overhead was
-0.69–0.94 ms over the raw stream in these runs (≤ 1 ms). The notes below are
+raw stream): in steady state (the column of batches with no forced GC) the durable loop was at
+1.92–2.25×, 1.94–2.08× with 10 KB and 1.91–2.07× at 4,000 steps over the four runs of 2026-12-06, so
+the 2.5× targets hold there and the 2× one is at the line, not reliably under it; from a freshly
+collected heap (the bold column, which swings most between runs) the 2× target is not met
+(2.10–3.39×), nor reliably the 2.5× ones (2.47–2.96× with 10 KB, 2.37–2.58× at 4,000 steps); the
+first-token overhead was 0.93–1.28 ms over the raw stream, at the 1 ms line. The notes below are
 from before the 2026-12-05 changes. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
 profile of the durable loop (node --cpu-prof, 250 runs of 1,000 steps, load 22–25) after commit

@@ -15,7 +15,7 @@ import { writeResultsSection } from './resultsSection.js';
  * write, so they pay nothing more.
  */
 /** What the section says after the table: the history of these figures (kept here so a re-run writes it again). */
-const HISTORY = `The table is the tree of 7d87371 (wall clock, load 1.5–1.7; the paragraphs below have the history; the one before it was the tree of 7171041 at load 4.7–5.3: kept 1.128, kept and read 1.105, counting 1.092, JSONL 1.145, MemoryRecorder 1.955; before that b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
+const HISTORY = `The table is the tree of 977f6e3 (wall clock, 2026-12-06, load 1.2–1.6; the paragraphs below have the history). An hour before, on 4fbe936 (the same recorders) at load 1.2–2.2: kept 1.093, kept and read 1.078, counting 1.047, JSONL 1.211, no-op onEvent 1.567, MemoryRecorder 2.014. The table before these was the tree of 7d87371 at load 1.5–1.7: kept 1.086, kept and read 1.135, counting 1.081, JSONL 1.154, no-op onEvent 1.485, MemoryRecorder 2.035; the one before it was the tree of 7171041 at load 4.7–5.3: kept 1.128, kept and read 1.105, counting 1.092, JSONL 1.145, MemoryRecorder 1.955; before that b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
 
 The tree before the light path (965f32a) and after it (18e08e8, 5ea064a; the run also carried the
 budget change described under Budgets, which no run without a budget reaches), one after the other
@@ -141,7 +141,16 @@ load 0.4–1.5: kept 1.121 (quartiles 1.070–1.172), counting 1.032, JSONL 1.05
 when read; the later durable changes do not touch a recorded run) at load 1.6–2.2: kept 1.110 (1.084–1.146), kept and
 read 1.120, counting 1.058, JSONL 1.155; and again at load 1.5–1.7 (the table): kept 1.086, kept and read 1.135,
 counting 1.081, JSONL 1.154. So at load 1–2 one tree still moves 3–10 points between runs (JSONL 1.054 → 1.155 on
-unchanged JSONL code), kept is within a few points of counting, and none of the three is reliably under 1.10.`;
+unchanged JSONL code), kept is within a few points of counting, and none of the three is reliably under 1.10.
+2026-12-06: the kept recorder and the counting one were under 1.10 in both runs of the day (kept 1.093 and 1.014,
+counting 1.047 and 1.055), JSONL was not (1.211, 1.199). What JSONL pays beyond the tracker, measured with scratch
+recorders over the same tracker in one process (41 rounds rotated, CPU per step, load 1.5): records dropped 1.035,
+encoded and dropped 1.034, encoded and appended per batch (today's) 1.088, the file kept open and written with one
+writeSync per batch 1.118, counting 1.044, the real JsonlTransitionRecorder 1.085 — all inside this machine's noise
+(in that run the loop without a recorder took 25.8 µs CPU per step and with the counting one 21.4, the pairs
+disagreeing by more than the effects), so keeping the file open is not shown to help and was not built. A frozen
+\`records\` array (Object.freeze, an immutable store's auto-freeze) no longer breaks the recorder's later runs: it keeps
+what it held, and the next read of \`records\` gives a new live array (4fbe936).`;
 
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
