@@ -94,13 +94,15 @@ function isBufferJson(value: object): boolean {
 
 /**
  * A copy of a value safe to store or send, in JSON form:
- * - secret values, inline images, base64 blobs and credentials are replaced inside every string
- *   (see {@link scrubString});
- * - values under secret-looking keys (`apiKey`, `authorization`, `cookie`, …) become `[redacted]`;
+ * - secret values, inline images, base64 blobs and credentials are replaced inside every string,
+ *   keys included (see {@link scrubString});
+ * - values under secret-looking keys (`apiKey`, `authorization`, `cookie`, `password`, or a name
+ *   ending with one, such as `openai_api_key` or `X-Auth-Token`) become `[redacted]`;
  * - keys starting with `__` are dropped;
  * - bytes (Buffers, typed arrays, ArrayBuffers, a Buffer's JSON form) become `[binary]`;
- * - Maps become objects, errors `{ name, message, code }`, objects with `toJSON` their JSON form;
- *   functions and symbols are dropped and cycles become `[cycle]`.
+ * - Maps become objects, errors `{ name, message, code }` (each redacted), boxed primitives
+ *   (`new String(…)`) the primitive, objects with `toJSON` (dates too) their JSON form, arrays of
+ *   any class plain arrays; functions and symbols are dropped and cycles become `[cycle]`.
  *
  * @example
  * redactForOutput({ apiKey: 'sk-…', image: 'data:image/png;base64,iVBOR…', __raw: {} });
