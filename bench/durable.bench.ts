@@ -304,7 +304,10 @@ History of this benchmark (durable ÷ memory for the three runs above):
   last): fresh-heap wall 2.27× / 2.47× / 2.37×, 2.10× / 2.67× / 2.58×, 2.98× / 2.96× / 2.43×,
   3.39× / 2.73× / 2.46×; steady state 1.92× / 2.03× / 2.01×, 2.25× / 1.98× / 2.07×, 2.04× / 1.94× /
   2.03×, 1.96× / 2.08× / 1.91×; first token over the raw stream 0.97, 1.21, 0.93, 1.28 ms (the raw
-  stream itself 2.55, 3.17, 2.52, 4.06 ms; durable over memory 0.38–0.78 ms). Why a run from a
+  stream itself 2.55, 3.17, 2.52, 4.06 ms; durable over memory 0.38–0.78 ms); b8b34cd's build and
+  today's side by side (\`npx tsx bench/firstTokenBuilds.bench.ts before=<bundle> after=<bundle>\`, 41–81
+  rotated rounds, load 1.1–2.1): today's durable first token −0.007, +0.045 and +0.064 ms against
+  b8b34cd's in three runs, 0.80–1.11 ms over the raw stream for both. Why a run from a
   fresh heap costs more (scratch, plain Node, load about 1): a durable run after a forced GC took
   75–94 ms against 38 ms back to back, but its GC was 1.5–4 ms of that (one scavenge; the young
   generation keeps its size), and a 5–50 ms pause before a run without any GC slowed it about as
