@@ -1,7 +1,7 @@
 import type { TransitionColumns } from './TransitionColumns.js';
 import type { TransitionRecord } from './TransitionRecord.js';
 
-/** Where Node's `util.inspect` (and so `console.log`) looks for an object's own formatting. */
+/** Where Node's `util.inspect` (and so printing to the console) looks for an object's own formatting. */
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 /**
@@ -27,7 +27,7 @@ export function liveRecords(columns: TransitionColumns): TransitionRecord[] {
     }
   };
   // Node formats a proxy by its target, without going through the traps below, so without this
-  // `console.log(records)` would show only the records built so far.
+  // printing the records would show only the ones built so far.
   Object.defineProperty(target, INSPECT, {
     value: (): TransitionRecord[] => {
       sync();
