@@ -13,8 +13,11 @@ const BASE64_BLOB = /[A-Za-z0-9+/]{256,}={0,2}/g;
 /** `Bearer <token>` / `Basic <credentials>` anywhere in text, e.g. a logged header or an error message. */
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 /** `authorization: …`, `api_key=…`, `"x-api-key": "…"`, `password=…`, `OPENAI_API_KEY=…` written into text. */
+// The name is matched wherever it ends (OPENAI_API_KEY= matches at API_KEY, its prefix stays as it
+// was), with no word boundary or prefix pattern before it: a prefix pattern backtracks over every
+// boundary of a long text (quadratic on "a-a-a-…").
 const KEY_ASSIGNMENT =
-  /\b([\w-]*?(?:authorization|api[-_]?key|access[-_]?token|refresh[-_]?token|auth[-_]?token|client[-_]?secret|password|passwd|private[-_]?key))(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
+  /(authorization|api[-_]?key|access[-_]?token|refresh[-_]?token|auth[-_]?token|client[-_]?secret|password|passwd|private[-_]?key)(["']?\s*[:=]\s*["']?)(?!\[redacted\]|Bearer\s|Basic\s)[^\s"',&;]{6,}/gi;
 /** Provider keys that look like `sk-…` (OpenAI, DeepSeek, Anthropic), even when not in the environment. */
 const SK_KEY = /\bsk-[A-Za-z0-9_-]{16,}/g;
 /** One cheap test that says whether any of the text patterns above except the blob can match. */

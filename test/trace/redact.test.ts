@@ -147,6 +147,17 @@ describe('redaction', () => {
     expect(scrubString('the password is long, a secret plan, tokens: 1234567', [])).toBe('the password is long, a secret plan, tokens: 1234567');
   });
 
+  it('scrubs a long hostile text: a credential after 100,000 characters of word boundaries', () => {
+    // Each pattern is linear in the text (a few ms here). A pattern with a prefix that backtracks over
+    // every word boundary is quadratic: this text took about 7 s with one (and 400,000 characters
+    // about 110 s), which shows as a slow test; the speed itself is not asserted here.
+    const text = `${'a-'.repeat(50_000)} password=hunter2hunter2 ${'b '.repeat(25_000)}api_key: kkkkkkkkkkkk`;
+    const out = scrubString(text, []);
+    expect(out).not.toContain('hunter2hunter2');
+    expect(out.endsWith(`api_key: ${REDACTED}`)).toBe(true);
+    expect(out.length).toBe(text.length - 'hunter2hunter2'.length - 'kkkkkkkkkkkk'.length + 2 * REDACTED.length);
+  });
+
   it('keeps the envelope of an event', () => {
     const event = { type: 'node.completed', runId: 'r', seq: 3, at: 1, traceId: 't', spanId: 's', parentSpanId: 'p', path: 'root', nodeId: 'a', result: { outputText: key } };
     expect(redactEvent(event as unknown as WorkflowEvent, [key])).toEqual({ ...event, result: { outputText: REDACTED } });
