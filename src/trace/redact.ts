@@ -200,6 +200,16 @@ function unboxed(value: object): unknown {
   return {};
 }
 
+/**
+ * What JSON.stringify writes in place of an object before it walks it, as stored snapshots are:
+ * what its toJSON gives (unless `asJSON`: the object is itself what a toJSON gave, which is not
+ * asked again), a boxed primitive's primitive; the object itself otherwise.
+ */
+function written(value: object, asJSON: boolean): unknown {
+  if (!asJSON && hasToJSON(value)) return value.toJSON();
+  return types.isBoxedPrimitive(value) ? unboxed(value) : value;
+}
+
 /** True when `JSON.stringify` would call `value.toJSON()` (own or inherited, enumerable or not). */
 function hasToJSON(value: object): value is { toJSON(): unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
@@ -314,9 +324,8 @@ export function containsSecret(value: unknown, secrets: readonly string[], optio
 function secretIn(value: unknown, secrets: readonly string[], options: ScrubOptions, asJSON: boolean): boolean {
   if (typeof value === 'string') return stringNeedsScrub(value, secrets, options);
   if (value === null || typeof value !== 'object') return false;
-  // What is stored is what JSON.stringify writes: for a value with a toJSON, what that gives.
-  if (!asJSON && hasToJSON(value)) return secretIn(value.toJSON(), secrets, options, true);
-  if (types.isBoxedPrimitive(value)) return secretIn(unboxed(value), secrets, options, true);
+  const given = written(value, asJSON);
+  if (given !== value) return secretIn(given, secrets, options, true);
   if (Array.isArray(value)) return value.some((v) => secretIn(v, secrets, options, false));
   for (const key of Object.keys(value)) if (stringNeedsScrub(key, secrets, options)) return true;
   return Object.values(value).some((v) => secretIn(v, secrets, options, false));
@@ -333,8 +342,8 @@ export function scrubSecrets<T>(value: T, secrets: readonly string[], options: S
 function scrubbed(value: unknown, secrets: readonly string[], options: ScrubOptions, asJSON: boolean): unknown {
   if (typeof value === 'string') return scrubString(value, secrets, options);
   if (value === null || typeof value !== 'object') return value;
-  if (!asJSON && hasToJSON(value)) return scrubbed(value.toJSON(), secrets, options, true);
-  if (types.isBoxedPrimitive(value)) return scrubbed(unboxed(value), secrets, options, true);
+  const given = written(value, asJSON);
+  if (given !== value) return scrubbed(given, secrets, options, true);
   if (Array.isArray(value)) {
     const list: unknown[] = [];
     for (let i = 0; i < value.length; i++) list.push(scrubbed(value[i], secrets, options, false));
