@@ -110,9 +110,11 @@ export class RunQueue {
   /**
    * Answers a run that waits for a human: the reply is checked against the node it waits at, kept
    * in the store, and a worker continues the run. Of two different replies to one wait the first
-   * wins; the other is refused (`run_not_waiting`). Resolves once the reply is queued.
+   * wins; the other is refused (`run_not_waiting`). Resolves once the reply is queued, to the run
+   * as the reply found it (`waiting`): a worker may take the job at once, so reading the row
+   * again afterwards can already show it running or finished.
    */
-  async resume(runId: string, reply: unknown): Promise<void> {
+  async resume(runId: string, reply: unknown): Promise<RunRecord> {
     const current = await this.store.getRun(runId);
     if (current === null) throw new RunStateError(`run not found: ${runId}`, { code: 'run_not_found', runId });
     const record = await loadRun(this.store, this.graph(current.graphName).toMachine(), runId);
@@ -129,6 +131,7 @@ export class RunQueue {
       throw new RunStateError(`run ${runId} was answered by another reply first; this one was not used`, { code: 'run_not_waiting', runId });
     }
     await this.enqueue(record);
+    return record;
   }
 
   /**

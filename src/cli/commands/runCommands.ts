@@ -51,9 +51,13 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
   if (run.outputText !== null) cli.out(`answer: ${run.outputText}`);
 }
 
-/** Prints a run handed to the queue: its stored summary (JSON), or its id, status and what happens next. */
-async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next: string, json: boolean): Promise<void> {
-  const record = await queue.store.getRun(runId);
+/**
+ * Prints a run handed to the queue: its stored summary (JSON), or its id, status and what happens
+ * next. `left`: the row as the command left it (a resumed run still `waiting`, its reply queued),
+ * printed as it is, since a worker may have taken the job already; without it the row is read.
+ */
+async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next: string, json: boolean, left?: RunRecord): Promise<void> {
+  const record = left ?? (await queue.store.getRun(runId));
   if (record === null) throw new InputError(`run ${runId} is not in the store after it was queued; is SWITCHBOARD_DATABASE_URL the workers' database?`);
   const [first] = await queue.store.listEvents(runId, { limit: 1 });
   if (json) {
@@ -166,8 +170,8 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const reply = parseInput(ReplyValue, raw, opts.reply !== undefined ? '--reply' : '--reply-json');
       const queue = await cli.queue();
       if (queue !== null) {
-        await queue.resume(runId, reply);
-        return printQueued(cli, queue, runId, 'the reply is queued; a worker resumes it', opts.json === true);
+        const left = await queue.resume(runId, reply);
+        return printQueued(cli, queue, runId, 'the reply is queued; a worker resumes it', opts.json === true, left);
       }
       printRun(cli, await (await cli.runs()).resume(runId, { reply }), opts.json === true);
     });
