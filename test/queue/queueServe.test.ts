@@ -97,7 +97,9 @@ describe.skipIf(REDIS_MISSING !== null)(`switchboard serve on the queue (real Re
     expect(seqs(messages)).toEqual(stored);
     const record = (await store.getRun(runId))!;
     expect(record.outputText).toMatch(/refund/i);
-    // The worker ran both legs (and did nothing with the cancelled run); the server ran none.
+    // The worker ran both legs (and did nothing with the cancelled run); the server ran none. It
+    // prints a leg's outcome after the store (so the stream) says the run ended: wait for the line.
+    await until('the worker to report the second leg', async () => worker.lines.some((l) => l.startsWith(`run ${runId}: completed`)));
     expect(worker.lines.filter((l) => l.startsWith(`run ${runId}: `))).toEqual([expect.stringMatching(/: waiting/), expect.stringMatching(/: completed/)]);
     expect(worker.lines.some((l) => l.startsWith(`run ${other.runId}: nothing to do`))).toBe(true);
     const health = (await (await fetch(new URL('/api/health', url))).json()) as { activeLegs: number };
