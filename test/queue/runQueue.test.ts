@@ -202,18 +202,26 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
 
   it('runs a waiting run through the queue: the reply is kept, a worker resumes it, and it ends as in process', async () => {
     const { queue, name } = newQueue();
-    const { worker, outcomes } = newWorker(name);
-    await worker.start();
+    const first = newWorker(name);
+    await first.worker.start();
     const runId = await queue.start('approval', 'order 7');
     const waiting = await until('the run to wait', async () => ((await store.getRun(runId))?.status === 'waiting' ? store.getRun(runId) : null));
     expect(waiting?.waitReason).toBe('approve a refund of 599 CNY');
+    // No worker while the replies come: a worker taking the first reply's job at once could finish
+    // the run before the second reply is looked at (refused then as run_finished).
+    await first.worker.close();
     await expect(queue.resume(runId, { not: 'text' })).rejects.toMatchObject({ code: 'invalid_reply' });
-    // It resolves to the run as the reply found it, though the worker may already be running it.
+    // It resolves to the run as the reply found it, though a worker may already be running it.
     const left = await queue.resume(runId, 'approved');
     expect(left).toMatchObject({ runId, status: 'waiting', version: waiting!.version, waitReason: 'approve a refund of 599 CNY' });
-    // A second, different reply to the same wait is refused; the same one again is harmless.
+    // A second, different reply to the same wait is refused.
     await expect(queue.resume(runId, 'rejected')).rejects.toMatchObject({ code: 'run_not_waiting' });
+    const second = newWorker(name);
+    await second.worker.start();
     const done = await until('the resumed run to complete', async () => ((await store.getRun(runId))?.status === 'completed' ? store.getRun(runId) : null));
+    // The worker reports a leg after the store says how it ended: wait for that report.
+    await until('the worker to report the second leg', async () => second.outcomes.some((o) => o.runId === runId && o.outcome === 'advanced'));
+    const outcomes = [...first.outcomes, ...second.outcomes];
 
     const inProcess = await approvalGraph().run('order 7', { store });
     const resumed = await (await import('../../src/index.js')).resumeRun(approvalGraph(), inProcess.runId, { reply: 'approved' }, { store });
