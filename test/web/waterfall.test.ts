@@ -42,8 +42,10 @@ const rowsInPage = () =>
 
 async function runFromForm(message: string): Promise<RunSpansJson> {
   await page.fill('#message', message);
+  const before = await page.textContent('#run-id');
   await page.click('#start-button');
-  await page.waitForSelector('body[data-run-status="completed"]');
+  // The page shows the previous run (completed too) until the start request is answered: wait for the new one.
+  await page.waitForFunction(`document.querySelector('#run-id').textContent !== ${JSON.stringify(before)} && document.body.dataset.runStatus === 'completed'`);
   const runId = (await page.textContent('#run-id'))!;
   const spans = RunSpansJson.parse(await (await fetch(new URL(`/api/runs/${runId}/spans`, server.url))).json());
   // The panel settles on the stored run's spans once its last events are read.
