@@ -98,13 +98,22 @@ export class RunQueue {
    * are written (no node has run yet). `options.runId` names the run (it must not contain ":").
    */
   async start(graphName: string, input: string | AgentRequest, options: QueuedRunOptions = {}): Promise<string> {
+    return (await this.queueRun(graphName, input, options)).runId;
+  }
+
+  /**
+   * As {@link RunQueue.start}, resolving to the run's row as it was queued (status `queued`): a
+   * worker may take the job at once, so reading the row again afterwards can already show it
+   * running or waiting.
+   */
+  async queueRun(graphName: string, input: string | AgentRequest, options: QueuedRunOptions = {}): Promise<RunRecord> {
     const graph = this.graph(graphName);
     if (options.runId !== undefined && (typeof options.runId !== 'string' || options.runId.includes(':') || /^\d+$/.test(options.runId))) {
       throw new GraphDefinitionError(`RunQueue.start: runId must not contain ":" nor be a whole number (BullMQ job ids); received ${JSON.stringify(String(options.runId).slice(0, 80))}`);
     }
     const record = await insertQueuedRun(graph.toMachine(), input, { ...options, store: this.store });
     await this.enqueue(record);
-    return record.runId;
+    return record;
   }
 
   /**

@@ -57,6 +57,10 @@ describe.skipIf(REDIS_MISSING !== null)(`the CLI in the distributed mode (real R
     await worker.ready;
     const waiting = await until('the run to wait', async () => ((await store.getRun(queued.runId))?.status === 'waiting' ? store.getRun(queued.runId) : null));
     expect(waiting?.waitReason).toBe("approve the refund for SO20261001");
+    // Started while a worker takes jobs: the command prints the run as it queued it, though the worker may have taken it already.
+    const busy = await runCli(['start', 'refund-approval', 'Please refund order SO20261003', '--json'], { env });
+    expect(busy.stderr).toBe('');
+    expect(JSON.parse(busy.stdout)).toMatchObject({ status: 'queued', input: 'Please refund order SO20261003' });
 
     const resumed = await runCli(['resume', queued.runId, '--reply', 'approved', '--json'], { env });
     expect(resumed.status).toBe(0);

@@ -53,8 +53,9 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
 
 /**
  * Prints a run handed to the queue: its stored summary (JSON), or its id, status and what happens
- * next. `left`: the row as the command left it (a resumed run still `waiting`, its reply queued),
- * printed as it is, since a worker may have taken the job already; without it the row is read.
+ * next. `left`: the row as the command left it (a started run `queued`, a resumed run still
+ * `waiting` with its reply queued), printed as it is, since a worker may have taken the job
+ * already; without it the row is read.
  */
 async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next: string, json: boolean, left?: RunRecord): Promise<void> {
   const record = left ?? (await queue.store.getRun(runId));
@@ -91,7 +92,8 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     const queue = await cli.queue();
     if (queue !== null) {
       if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');
-      return printQueued(cli, queue, await queue.start(name, message, withBudget), 'a worker runs it', opts.json === true);
+      const queued = await queue.queueRun(name, message, withBudget);
+      return printQueued(cli, queue, queued.runId, 'a worker runs it', opts.json === true, queued);
     }
     const runs = await cli.runs();
     const options = { ...(opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {}), ...withBudget };
