@@ -277,6 +277,8 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
     gates.get('raced')!();
     const done = await until('the run to complete', async () => ((await store.getRun(runId))?.status === 'completed' ? store.getRun(runId) : null));
     expect(done?.outputText).toBe('done after raced');
+    // A reports its leg after the store says the run completed: wait for that report too, so the counts below see it.
+    await until('A to report its leg', async () => a.outcomes.some((o) => o.runId === runId && o.outcome !== 'held'));
     // The held job is looked at again after A's lease (by A or B) and finds the run done; the node ran once, and one leg is in the log.
     await until('the held job to be looked at again', async () => [...a.outcomes, ...b.outcomes].some((o) => o.runId === runId && o.outcome === 'nothing'));
     expect(executions.get('raced')).toBe(1);
