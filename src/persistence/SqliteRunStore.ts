@@ -6,7 +6,7 @@ import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
 import { eventRows, firstSeqs, readEventRows, seqConflict, type EventRow, type RunSeqs, type ReadEventRow } from './eventRows.js';
-import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
+import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, newRunRecord, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
 import { RUN_STORE_SCHEMA } from './storeSchema.js';
 import { checkSearch, LIKE_ESCAPE, likeContains } from './runSearch.js';
 
@@ -107,7 +107,7 @@ export class SqliteRunStore implements RunStore {
     const names = Object.keys(cols);
     this.#guard(`creating run ${run.runId}`, () => this.#sql(`INSERT INTO runs (${names.join(', ')}) VALUES (${names.map((n) => `@${n}`).join(', ')})`).run(cols));
     // The row as written (a new run has no step records): no read back before the run's first node starts.
-    return rowToRecord(cols as unknown as RunRow);
+    return newRunRecord(cols);
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -62,6 +62,32 @@ export function rowToRecord(row: RunRow): RunRecord {
   return parsed.data;
 }
 
+/**
+ * The record of a run row just written from {@link newRunColumns}: its values were checked on the
+ * way in, so it is built as {@link rowToRecord} would read it back, without a schema pass; the
+ * snapshot is decoded from the text that was written (the stored form, not the caller's object).
+ */
+export function newRunRecord(cols: Record<string, unknown>): RunRecord {
+  const row = cols as unknown as RunRow & { schema_version: number; version: number; last_seq: number; created_at: number; updated_at: number; lease_expires_at: number | null };
+  return {
+    runId: row.run_id,
+    graphName: row.graph_name,
+    graphHash: row.graph_hash,
+    schemaVersion: row.schema_version,
+    status: row.status as RunRecord['status'],
+    snapshot: row.snapshot === null ? null : decodeStored(row.snapshot),
+    version: row.version,
+    owner: row.owner,
+    leaseExpiresAt: row.lease_expires_at,
+    waitReason: null,
+    outputText: null,
+    error: null,
+    lastSeq: row.last_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
 /** Column values for a new run, checked (`store_encoding`, `not_json`, `value_too_large`). */
 export function newRunColumns(run: NewRun, now: number, limit: number = MAX_STORED_BYTES): Record<string, unknown> {
   checkNewRun(run);

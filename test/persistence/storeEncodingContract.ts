@@ -92,8 +92,9 @@ export function storeEncodingContract(label: string, makeStore: (options: { maxV
       const store = open();
       for (let seed = 1; seed <= 60; seed++) {
         const value = sharedValues(seed);
-        await store.insertRun(run(`v${seed}`, value));
+        const created = await store.insertRun(run(`v${seed}`, value));
         expect((await store.getRun(`v${seed}`))!.snapshot, `seed ${seed}`).toEqual(asJson(value));
+        expect(created, `seed ${seed}: the record insertRun gives`).toStrictEqual(await store.getRun(`v${seed}`));
       }
     });
 

@@ -10,7 +10,8 @@ import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
-import { EventBuffer } from './EventBuffer.js';
+import type { EarlyEvents } from './EarlyEvents.js';
+import { EventBuffer, LIVE_ONLY } from './EventBuffer.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
@@ -21,12 +22,6 @@ export const SNAPSHOT_EVERY_STEPS = 1024;
 /** ...or once the step records since the last snapshot hold as many bytes as it did (at least this many). */
 export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
 
-/**
- * Events that are live only: a stream's token deltas (the stored run keeps the model's response).
- * They keep their seq in the live stream, so the stored log skips those numbers; its readers go by
- * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
- */
-const LIVE_ONLY = new Set(['model.delta']);
 
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
@@ -43,6 +38,8 @@ export interface CheckpointerOptions {
    * checkpoint can be a step record; without it the first checkpoint is a full snapshot.
    */
   base?: { snapshot: Record<string, unknown>; bytes: number };
+  /** The events a new run emitted before its row existed, taken and encoded already: written first. */
+  early?: EarlyEvents;
 }
 
 /**
@@ -96,10 +93,10 @@ export class Checkpointer implements TraceRecorder {
     this.#options = options;
     this.#runId = record.runId;
     this.#version = record.version;
-    this.#lastSeq = record.lastSeq;
+    this.#lastSeq = Math.max(record.lastSeq, options.early?.lastSeq ?? 0);
     this.#status = record.status;
     this.#limit = store.maxValueBytes ?? MAX_STORED_BYTES;
-    this.#events = new EventBuffer(record.runId, options.secrets, this.#limit);
+    this.#events = options.early?.buffer ?? new EventBuffer(record.runId, options.secrets, this.#limit);
     this.#base = store.appendSteps === undefined ? null : (options.base?.snapshot ?? null);
     this.#latest = this.#base;
     this.#snapshotBytes = options.base?.bytes ?? 0;

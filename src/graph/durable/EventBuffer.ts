@@ -6,6 +6,13 @@ import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
 import { stepEventJson, type QuotedStrings } from './stepEventJson.js';
 
+/**
+ * Events that are live only: a stream's token deltas (the stored run keeps the model's response).
+ * They keep their seq in the live stream, so the stored log skips those numbers; its readers go by
+ * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
+ */
+export const LIVE_ONLY: ReadonlySet<string> = new Set(['model.delta']);
+
 /** The envelope of a stamped event (its own values, as redacted). */
 function envelopeOf(event: TraceEvent): StoredEnvelope {
   return { runId: event.runId, seq: event.seq, at: event.at, traceId: event.traceId, spanId: event.spanId, parentSpanId: event.parentSpanId, path: event.path, nodeId: event.nodeId };

@@ -8,8 +8,8 @@ import { finishRun } from '../executeRun.js';
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
-import type { TraceEvent } from '../../trace/TraceEvent.js';
 import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
+import type { EarlyEvents } from './EarlyEvents.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 
 const active = new Map<string, AbortController>();
@@ -34,8 +34,8 @@ export interface LegOptions {
   event?: GraphMachineEvent;
   /** The restored run waited; do not settle on that same wait. */
   ignoreRestoredWait?: boolean;
-  /** Events already emitted and redacted (inside createActor) that belong in the store. */
-  earlyEvents?: readonly TraceEvent[];
+  /** The events a new run emitted (inside createActor) before its row existed: stored first. */
+  early?: EarlyEvents;
   /** The persisted snapshot the run's row holds, when this process took it (a new run). */
   base?: CheckpointerOptions['base'];
   /** The secret values to scrub (default: the run's, see `RunRuntime.secrets`). */
@@ -71,9 +71,9 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     // A write that failed (a value too large, a store that went away) stops the run: nothing after it would be kept.
     onFailed: () => local.abort(),
     ...(options.base === undefined ? {} : { base: options.base }),
+    ...(options.early === undefined ? {} : { early: options.early }),
   });
   runtime.barrier = checkpointer.barrier;
-  for (const event of options.earlyEvents ?? []) checkpointer.record(event);
   runtime.addRecorder(checkpointer);
   if (options.resumed !== undefined) runtime.emit(record.runId, options.resumed);
   const restoredWait = options.ignoreRestoredWait === true ? actor.getSnapshot().context.waiting : null;

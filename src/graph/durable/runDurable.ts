@@ -11,9 +11,10 @@ import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
 import { inspectOption, systemClock, toRequest, type RunOptions } from '../RunOptions.js';
 import type { WorkflowEvent } from '../WorkflowEvent.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
-import { MemoryRecorder } from '../../trace/MemoryRecorder.js';
+import { MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { DEFAULT_LEASE_MS } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
+import { EarlyEvents } from './EarlyEvents.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
@@ -78,8 +79,9 @@ export async function runDurable(
   runtime.stepRunner = options.stepRunner ?? null;
   runtime.forkOf = (options as { [FORK_OF]?: ForkLink })[FORK_OF] ?? null;
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
-  // Events of the initial transition happen inside createActor, before the run row exists.
-  const early = new MemoryRecorder();
+  // Events of the initial transition happen inside createActor, before the run row exists: taken
+  // and encoded as the checkpointer takes every later one, which writes them first.
+  const early = new EarlyEvents(runId, runtime.secrets, store.maxValueBytes ?? MAX_STORED_BYTES);
   runtime.addRecorder(early);
   // The first leg runs its nodes directly, as a run in memory does (no child actor per node); its
   // checkpoints hold the node in flight as the invoking machine would (see persistedSnapshot), so
@@ -98,5 +100,5 @@ export async function runDurable(
   runtime.removeRecorder(early);
   // The row holds this snapshot: the leg's first checkpoint is a step record against it.
   const base = { snapshot: persisted, bytes: JSON.stringify(snapshot).length };
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, earlyEvents: early.events, base, secrets });
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, early, base, secrets });
 }

@@ -94,5 +94,33 @@ describe('the events a stored run keeps', () => {
         await target.close();
       }
     });
+
+    it(`redact the run's first events, made before its row exists, as every later one (${make.name})`, async () => {
+      process.env.STORED_EVENT_TEST_API_KEY = SECRET;
+      const target = make();
+      try {
+        // The input (in run.started and node.started) holds the environment's secret, a key and an image.
+        const input = `please use ${SECRET} and sk-abcdefghijklmnopqrstuvwxyz, see ${IMAGE}`;
+        const graph = new StateGraph({ name: 'first-events' }).addNode('a', () => ({ outputText: 'done' }) as never).start('a');
+        const recorder = new MemoryRecorder();
+        const run = await graph.run(input, { store: target.store, recorders: [recorder] });
+        const alone = await graph.run(input, { store: target.store });
+        for (const id of [run.runId, alone.runId]) {
+          const stored = await target.store.listEvents(id);
+          expect(stored.slice(0, 2).map((e) => e.type)).toEqual(['run.started', 'node.started']);
+          const text = JSON.stringify(stored);
+          expect(text).toContain('please use');
+          expect(text).not.toContain(SECRET);
+          expect(text).not.toContain('sk-abcdefghijklmnop');
+          expect(text).not.toContain(IMAGE.slice(22, 80));
+          expect(JSON.stringify(await target.store.getRun(id))).not.toContain(SECRET);
+        }
+        const stored = await target.store.listEvents(run.runId);
+        expect(stored.map((e) => e.data)).toEqual(JSON.parse(JSON.stringify(recorder.events)));
+        expect(normalized((await target.store.listEvents(alone.runId)).map((e) => e.data), alone.runId)).toEqual(normalized(stored.map((e) => e.data), run.runId));
+      } finally {
+        await target.close();
+      }
+    });
   }
 });
