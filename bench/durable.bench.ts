@@ -317,14 +317,36 @@ History of this benchmark (durable ÷ memory for the three runs above):
   in memory, XState's own the same in both; the difference is spread (Object.keys in the snapshot
   check about 0.9 KB, the recorders' call closures about 1.1 KB, the step event's text about 0.9 KB,
   the commit's rows), none large enough to move a step.
+- a durable run's start made cheaper (29d0fd1, 2026-12-06): the graph hash made once per graph,
+  not per run; SQLite's insertRun builds the record it returns from the columns it wrote (no
+  schema pass over them); the events of the initial transition (before the run row exists) taken
+  by a raw recorder and encoded into the checkpointer's own buffer, as every later event is,
+  instead of a redacted copy per event checked again later. Where the first token's time went
+  before it (scratch, marks and a CPU profile over 400 runs sampled every 20 µs, load about 2): the
+  run row's insert about 180 µs at the median in place (55 µs in a tight loop: twelve system calls
+  per transaction — six file locks, three 4 KiB WAL pages with their headers — that cost more on
+  this VM after a pause), reading the environment's secrets 26 µs hot (16 µs of it listing
+  process.env), the graph hash 7 µs hot and the record's schema pass 11 µs hot (both several times
+  that cold), the early events' redacted copies; memory's own overhead over the raw stream (0.5–0.8
+  ms) is spread over the agent loop, the abort signals of the run, node and call, event stamps and
+  XState's start, none above 60 µs. Before and after, one build per process, eight pairs of
+  processes in alternating order, 101 rotated rounds each (load 1.6–2.3): durable first token over
+  the raw stream 1.008 → 0.878 ms (medians), durable over memory in the same process 0.553 →
+  0.403 ms (paired median −0.117 ms, lower in 7 of 8 pairs), memory over raw unchanged (0.557 /
+  0.562 ms). This benchmark twice on 29d0fd1 (load 0.2–1.3): first token over the raw stream 0.83
+  and 1.14 ms (durable over memory 0.59 and 0.39 ms; memory itself 0.59 and 0.81 ms over the raw
+  stream); fresh-heap wall 2.07× / 2.21× / 2.13× and 2.61× / 2.45× / 2.35×; steady state 2.02× /
+  1.91× / 2.14× and 2.15× / 2.06× / 2.08×.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream): in steady state (the column of batches with no forced GC) the durable loop was at
-1.92–2.25×, 1.94–2.08× with 10 KB and 1.91–2.07× at 4,000 steps over the four runs of 2026-12-06, so
+1.92–2.25×, 1.91–2.08× with 10 KB and 1.91–2.14× at 4,000 steps over the six runs of 2026-12-06, so
 the 2.5× targets hold there and the 2× one is at the line, not reliably under it; from a freshly
 collected heap (the bold column, which swings most between runs) the 2× target is not met
-(2.10–3.39×), nor reliably the 2.5× ones (2.47–2.96× with 10 KB, 2.37–2.58× at 4,000 steps); the
-first-token overhead was 0.93–1.28 ms over the raw stream, at the 1 ms line. The notes below are
+(2.07–3.39×), nor reliably the 2.5× ones (2.21–2.96× with 10 KB, 2.13–2.58× at 4,000 steps); the
+first-token overhead was 0.93–1.28 ms over the raw stream before 29d0fd1 and 0.83 and 1.14 ms after
+it (0.88 ms at the median of eight processes), under the 1 ms line at the median but not in every
+run: most of what is left is the in-memory run's own 0.5–0.8 ms. The notes below are
 from before the 2026-12-05 changes. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
 profile of the durable loop (node --cpu-prof, 250 runs of 1,000 steps, load 22–25) after commit
