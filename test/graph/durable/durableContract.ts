@@ -91,6 +91,11 @@ export function durableContract(label: string, makeTarget: () => StoreTarget, op
       await expect(resumeRun(approvalGraph(), run.runId, { reply: 42 as never }, { store })).rejects.toMatchObject({ code: 'invalid_reply' });
       const changed = approvalGraph().addNode('extra', () => null);
       await expect(resumeRun(changed, run.runId, { reply: 'ok' }, { store })).rejects.toMatchObject({ code: 'graph_changed' });
+      // The same graph object, changed after it ran (its shape's hash is made once per compiled shape).
+      const same = approvalGraph();
+      const before = await same.run('SO2', { store });
+      same.addNode('extra', () => null);
+      await expect(resumeRun(same, before.runId, { reply: 'ok' }, { store })).rejects.toMatchObject({ code: 'graph_changed' });
       await expect(resumeRun(approvalGraph(), 'no-such-run', { reply: 'ok' }, { store })).rejects.toMatchObject({ code: 'run_not_found' });
       expect((await store.getRun(run.runId))!.status).toBe('waiting');
     });
