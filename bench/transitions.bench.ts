@@ -150,7 +150,22 @@ writeSync per batch 1.118, counting 1.044, the real JsonlTransitionRecorder 1.08
 (in that run the loop without a recorder took 25.8 µs CPU per step and with the counting one 21.4, the pairs
 disagreeing by more than the effects), so keeping the file open is not shown to help and was not built. A frozen
 \`records\` array (Object.freeze, an immutable store's auto-freeze) no longer breaks the recorder's later runs: it keeps
-what it held, and the next read of \`records\` gives a new live array (4fbe936).`;
+what it held, and the next read of \`records\` gives a new live array (4fbe936). Later on
+2026-12-06, on f60e378 (no recorder code changed since 4fbe936): this benchmark at 21 pairs (load
+0.8–2.0) gave kept 1.130, kept and read 1.247, counting 1.055, JSONL 1.070, no-op onEvent 1.538,
+MemoryRecorder 2.063; at 81 pairs (SWITCHBOARD_BENCH_PAIRS=81, load 2.1–4.1, tests running beside
+it) kept 1.099 (quartiles 0.996–1.190), kept and read 1.135, counting 1.108, JSONL 1.144
+(1.024–1.316), no-op onEvent 1.495, MemoryRecorder 2.195. So JSONL sits about 3–4 points above
+counting, and the quartiles of one pair span about ±12 %. Where JSONL's points go, from a CPU
+profile of 40 loops of 10,000 steps with a JSONL recorder (node --cpu-prof): its own functions are
+3.3 % of the process's CPU time — the write (writeFileUtf8: flattening each batch's string and
+encoding it as UTF-8) 1.24 %, building each line 0.86 %, the tracker's hand-over and the batch 0.6 %,
+quoting and numbers 0.2 %, appendFileSync 0.07 %; garbage collection was 14.6 % of the whole.
+Encoding 10,000 records alone takes 3.4 ms and flattening, encoding and appending them 4.7 ms more
+(scratch, 50 rotated rounds); joining the lines of a batch from an array (8.45 ms), a latin1 Buffer
+(11.3 ms), and writing each line into a preallocated Buffer (utf8Write 13.2 ms, latin1Write 12.0
+ms) were all slower than today's string (8.1–8.6 ms), so nothing was changed: about 0.8 µs a line
+is what a line of JSON costs here, 3–4 % of this loop's 20–25 µs step.`;
 
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
