@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
@@ -46,7 +49,11 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
     const store = new PostgresRunStore({ url: PG_URL, schema, max: 4 });
     const queue = new RunQueue({ store, graphs, redisUrl: redis.url, queueName });
     const bull = new Queue(queueName, { connection: { url: redis.url } });
-    closers.push(() => store.close(), () => queue.close(), () => bull.close());
+    // The slow graph's nodes after the first wait for this file: a run stays in the middle until the test lets it go on.
+    const holdDir = mkdtempSync(join(tmpdir(), 'sb-qstop-'));
+    const hold = join(holdDir, 'go');
+    const letGo = () => writeFileSync(hold, '');
+    closers.push(() => store.close(), () => queue.close(), () => bull.close(), async () => rmSync(holdDir, { recursive: true, force: true }));
     const env = {
       SWITCHBOARD_DATABASE_URL: PG_URL,
       SWITCHBOARD_DATABASE_SCHEMA: schema,
@@ -54,6 +61,7 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
       SWITCHBOARD_REDIS_URL: redis.url,
       SWITCHBOARD_QUEUE: queueName,
       SWITCHBOARD_TEST_SLOW_MS: '1500',
+      SWITCHBOARD_TEST_SLOW_HOLD: hold,
       OPENAI_API_KEY: '',
     };
     const spawnWorker = () => {
@@ -63,11 +71,11 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
     };
     const allEnded = (ids: string[]) =>
       until('every run to end', async () => (await Promise.all(ids.map((id) => store.getRun(id)))).every((r) => r !== null && FINISHED_STATUSES.has(r.status)));
-    return { store, queue, bull, spawnWorker, allEnded };
+    return { store, queue, bull, spawnWorker, allEnded, letGo };
   }
 
   it('SIGTERM: the worker ends the run it holds, takes no other, releases the lease and exits 0; another worker runs the rest', async () => {
-    const { store, queue, bull, spawnWorker, allEnded } = setting();
+    const { store, queue, bull, spawnWorker, allEnded, letGo } = setting();
     const first = spawnWorker();
     await first.ready;
     const ids = [await queue.start('slow', 'a'), await queue.start('slow', 'b'), await queue.start('slow', 'c')];
@@ -79,9 +87,12 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
       return null;
     });
     const heldEvents = () => store.listEvents(held.runId);
-    // Signalled in the middle of the run: its first node started, its last has not.
+    // Signalled in the middle of the run: its first node started, its last has not (the nodes after
+    // the first are held until the worker has said it stops, however long this process takes to get here).
     expect((await heldEvents()).some((e) => e.type === 'node.completed' && (e.data as { nodeId?: string }).nodeId === 'three')).toBe(false);
     first.signal('SIGTERM');
+    await until('the worker to say it stops', () => first.lines.some((l) => l.startsWith('stopping:')));
+    letGo();
     const second = spawnWorker();
     const end = await first.exited;
     expect(end).toEqual({ code: 0, signal: null });
@@ -108,11 +119,11 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
   }, 300_000);
 
   it('a second signal stops the worker at once; another worker continues the run it held from its last checkpoint', async () => {
-    const { store, queue, bull, spawnWorker, allEnded } = setting();
+    const { store, queue, bull, spawnWorker, allEnded, letGo } = setting();
     const first = spawnWorker();
     await first.ready;
     const runId = await queue.start('slow', 'x');
-    // Signalled once its first node is checkpointed, while the second runs.
+    // Signalled once its first node is checkpointed, while the second runs (held until the test lets it go on).
     await until('the first node to complete', async () => (await store.listEvents(runId)).some((e) => e.type === 'node.completed'));
     first.signal('SIGTERM');
     await until('the worker to say it stops', () => first.lines.some((l) => l.startsWith('stopping:')));
@@ -126,6 +137,7 @@ describe.skipIf(REDIS_MISSING !== null)(`stopping a worker (real Redis and Postg
     expect(handed.status).toBe('interrupted');
     expect(handed.owner).toBeNull();
     expect(handed.leaseExpiresAt).toBeNull();
+    letGo();
     const second = spawnWorker();
     await second.ready;
     await allEnded([runId]);
