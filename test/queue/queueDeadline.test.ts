@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresRunStore, RunQueue, recoverRuns } from '../../src/index.js';
+import { PostgresRunStore, RunQueue, recoverRuns, type RunRecord, type RunStore } from '../../src/index.js';
 import { toRunnableGraph } from '../../src/graph/RunnableGraph.js';
 import { waitStep } from '../../src/queue/pendingReply.js';
 import { deadlineJobIdFor } from '../../src/queue/runJob.js';
@@ -9,7 +9,7 @@ import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startT
 import { graphs } from './opsGraphs.js';
 import { startWorker, type WorkerProcess } from './workerProcess.js';
 
-/** The gate's deadline: long enough that the first worker is dead well before it on a busy machine. */
+/** The gate's deadline: the first worker dies right after the run starts waiting, well before it. */
 const GATE_MS = 8_000;
 process.env.SWITCHBOARD_TEST_GATE_MS = String(GATE_MS);
 
@@ -62,25 +62,27 @@ describe.skipIf(REDIS_MISSING !== null)(`wait deadlines as delayed jobs (real Re
       SWITCHBOARD_TEST_GATE_MS: String(GATE_MS),
       OPENAI_API_KEY: '',
     };
-    const spawnWorker = (sweepMs: number) => {
-      const w = startWorker({ graphs: 'test/queue/opsGraphs.ts', workerArgs: ['--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', String(sweepMs)] }, env);
+    const spawnWorker = (sweepMs: number, more: Record<string, string> = {}) => {
+      const w = startWorker({ graphs: 'test/queue/opsGraphs.ts', workerArgs: ['--lock-ms', '3000', '--lease-ms', '10000', '--sweep-ms', String(sweepMs)] }, { ...env, ...more });
       workers.push(w);
       return w;
     };
-    /** Starts a run on a worker that is then SIGKILLed once the run waits at the gate; resolves with the run and its deadline. */
+    /**
+     * Starts a run on a worker that SIGKILLs itself as soon as it has said the run waits at the gate
+     * (so it is dead long before the deadline, whatever this process is doing); resolves with the
+     * run and its deadline.
+     */
     const waitOnDoomedWorker = async (input: string) => {
-      const first = spawnWorker(0);
+      const first = spawnWorker(0, { SWITCHBOARD_TEST_DIE_AFTER_WAITING: '1' });
       await first.ready;
       const runId = await queue.start('timed-review', input);
-      await until('the first worker to leave the run waiting', () => first.lines.some((l) => l.startsWith(`run ${runId}: waiting`)));
-      first.signal('SIGKILL');
-      await first.exited;
+      expect((await first.exited).signal).toBe('SIGKILL');
+      expect(first.lines.some((l) => l.startsWith(`run ${runId}: waiting`))).toBe(true);
+      // Still waiting once the worker is dead: what times the wait out is not a process of its leg.
       const record = (await store.getRun(runId))!;
       expect(record.status).toBe('waiting');
       const deadline = toRunnableGraph(graphs[0]!).waitDeadline!(record)!;
       expect(typeof deadline).toBe('number');
-      // The worker died before the deadline: what times the wait out is not a process of its leg.
-      expect(Date.now()).toBeLessThan(deadline);
       return { runId, deadline, jobId: deadlineJobIdFor(runId, waitStep(record), deadline) };
     };
     return { store, bull, spawnWorker, waitOnDoomedWorker };
@@ -122,17 +124,43 @@ describe.skipIf(REDIS_MISSING !== null)(`wait deadlines as delayed jobs (real Re
     expect(await bull.getJob(jobId)).toBeUndefined();
     const second = spawnWorker(500);
     await second.ready;
-    await until('the sweep to schedule the deadline again', async () => (await bull.getJob(jobId)) !== undefined, deadline - Date.now());
-    // This process watches the same wait (recovering at start-up arms its in-process timer).
-    await recoverRuns({ store, graphs });
+    // The job is there until it has run (a deadline already passed runs it at once, and it is removed
+    // once done): either says the sweep added it, as nothing else here can time the wait out yet.
+    await until('the sweep to schedule the deadline again', async () => (await bull.getJob(jobId)) !== undefined || second.lines.includes(`run ${runId}: completed`));
+    // This process watches the same wait (recovering at start-up arms its in-process timer). Its
+    // reads of the run through this store are counted: the first arms the timer (none: the run no
+    // longer waited, no timer); the second is the timer's look once the deadline has passed, after
+    // which it has resumed the run or left it to whoever did.
+    const looks: Array<Promise<RunRecord | null>> = [];
+    const watched = new Proxy(store, {
+      get(target, key) {
+        if (key === 'getRun') {
+          return (id: string) => {
+            const found = target.getRun(id);
+            if (id === runId) looks.push(found);
+            return found;
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as RunStore;
+    await recoverRuns({ store: watched, graphs });
     const done = await until('the run to time out', async () => {
       const r = await store.getRun(runId);
       return r !== null && r.status !== 'waiting' && r.status !== 'running' ? r : null;
     });
     expect(done.status).toBe('completed');
     expect(done.outputText).toMatch(/^expired draft of the memo: no decision before the deadline/);
-    // Let both timers fire, then count: one resume, one onTimeout step.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Both timers have fired once this process's timer is done with the run and the delayed job is
+    // finished (removed from Redis; its leg, if it ran one, ended before); then count: one resume, one onTimeout step.
+    await until('the in-process timer to look at the run', async () => {
+      if (looks.length === 0 || (await looks[0])?.status !== 'waiting') return true;
+      if (looks.length < 2) return false;
+      await looks[1];
+      return true;
+    });
+    await until('the deadline job to be finished', async () => (await bull.getJob(jobId)) === undefined);
     const events = await store.listEvents(runId);
     expect(events.filter((e) => e.type === 'run.resumed')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'expire')).toHaveLength(1);
