@@ -22,7 +22,6 @@ export const SNAPSHOT_EVERY_STEPS = 1024;
 /** ...or once the step records since the last snapshot hold as many bytes as it did (at least this many). */
 export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
 
-
 /** Options for a {@link Checkpointer}. */
 export interface CheckpointerOptions {
   owner: string;
