@@ -99,6 +99,8 @@ export { createServer, type ServerOptions, type Workbench } from './server/creat
 export { startServer, DEFAULT_PORT, type StartServerOptions, type RunningServer } from './server/startServer.js';
 /** The workbench refused a request or its own configuration. */
 export { ServerError, type ServerErrorCode } from './server/ServerError.js';
+/** The workbench's running legs did not all end before a stop's wait gave up (`runIds` names them). */
+export { DrainTimeoutError } from './server/DrainTimeoutError.js';
 /** The body that starts a workbench run, its image upload, and what the run gets about the image (`metadata.image`). */
 export { StartRunBody, ImageUpload, type RunImage } from './server/StartRunBody.js';
 /** The body that resumes a waiting run through the workbench. */

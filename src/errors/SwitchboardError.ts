@@ -93,6 +93,8 @@ export const SWITCHBOARD_ERROR_CODES = [
   'not_found',
   'unsupported_media_type',
   'misdirected_request',
+  // Legs still running when a workbench's wait for them gave up (DrainTimeoutError).
+  'drain_timeout',
 ] as const;
 
 /** Machine-readable error codes. Each names what went wrong, not where it was thrown. */

@@ -12,6 +12,7 @@ import type { ForkOptions } from '../history/forkRun.js';
 import type { RunHub } from './RunHub.js';
 import type { RunQueue } from '../queue/RunQueue.js';
 import { ServerError } from './ServerError.js';
+import { DrainTimeoutError } from './DrainTimeoutError.js';
 
 /** A run started or resumed by the workbench: its id, and the whole leg's outcome when asked to wait. */
 export interface LegStarted {
@@ -36,7 +37,8 @@ export class WorkbenchRuns {
   readonly defaultGraph: string | undefined;
   /** The run queue legs go to, or null (the embedded mode: legs run in this process). */
   readonly queue: RunQueue | null;
-  readonly #legs = new Set<Promise<unknown>>();
+  /** Legs still executing, each with its run's id. */
+  readonly #legs = new Map<Promise<unknown>, string>();
   readonly #onLegError: (runId: string, error: unknown) => void;
 
   constructor(options: { manager: RunManager; hub: RunHub; graphs: readonly RunnableGraph[]; defaultGraph?: string; queue?: RunQueue; onLegError?: (runId: string, error: unknown) => void }) {
@@ -127,12 +129,19 @@ export class WorkbenchRuns {
     return record;
   }
 
-  /** Waits until every leg started here has ended, or `timeoutMs` passed. */
+  /**
+   * Waits until every leg started here before the call has ended. Rejects with a
+   * {@link DrainTimeoutError} naming the runs whose legs are still going if `timeoutMs` passes
+   * first; they are not stopped.
+   */
   async drain(timeoutMs = 10_000): Promise<void> {
+    const legs = [...this.#legs.keys()];
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.allSettled([...this.#legs]), timeout]);
+    await Promise.race([Promise.allSettled(legs), timeout]);
     clearTimeout(timer);
+    const going = legs.filter((leg) => this.#legs.has(leg)).map((leg) => this.#legs.get(leg)!);
+    if (going.length > 0) throw new DrainTimeoutError([...new Set(going)], timeoutMs);
   }
 
   #queueRefuses(asked: boolean, what: string): void {
@@ -155,7 +164,7 @@ export class WorkbenchRuns {
       })
       .finally(() => this.hub.detach(runId))
       .finally(() => this.#legs.delete(tracked));
-    this.#legs.add(tracked);
+    this.#legs.set(tracked, runId);
     return leg;
   }
 

@@ -83,7 +83,10 @@ export interface ServerOptions {
 export interface Workbench {
   app: Hono;
   runs: WorkbenchRuns;
-  /** Waits for the legs this server started (up to `timeoutMs`); the store stays open. */
+  /**
+   * Waits for the legs this server started (up to `timeoutMs`, default 10 s); the store stays open.
+   * Rejects with a `DrainTimeoutError` naming the runs still running if they have not all ended by then.
+   */
   close(timeoutMs?: number): Promise<void>;
 }
 

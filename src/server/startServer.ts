@@ -22,7 +22,11 @@ export interface RunningServer extends Workbench {
   host: string;
   /** What to tell the user at start (where it listens, whether a token is required). */
   notices: string[];
-  /** Stops listening, ends open streams and waits for running legs (the store stays open). */
+  /**
+   * Stops listening, ends open streams and waits for running legs (up to `timeoutMs`, default 10 s;
+   * the store stays open). Rejects with a `DrainTimeoutError` naming the runs still running if they
+   * have not all ended by then; the server has stopped listening either way.
+   */
   stop(timeoutMs?: number): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { UsageError } from '../../errors/UsageError.js';
+import { DrainTimeoutError } from '../../server/DrainTimeoutError.js';
 import { DEFAULT_PORT, startServer } from '../../server/startServer.js';
 import type { CliContext } from '../CliContext.js';
 
@@ -52,6 +53,12 @@ export function addServeCommand(program: Command, cli: CliContext): void {
       if (queue !== null) cli.out(`runs go to the queue "${queue.name}" at ${queue.redisUrl}: start workers with \`switchboard worker\``);
       const signal = await untilStopped();
       cli.out(`${signal}: stopping (runs waiting for a reply stay stored)`);
-      await server.stop(5_000);
+      try {
+        await server.stop(5_000);
+      } catch (error) {
+        if (!(error instanceof DrainTimeoutError)) throw error;
+        // Stopping anyway: those runs stay stored as running and are continued from their last checkpoint later.
+        cli.err(`stopping with ${error.message}; \`switchboard recover\` continues them from their last checkpoint`);
+      }
     });
 }
