@@ -333,7 +333,9 @@ History of this benchmark (durable ÷ memory for the three runs above):
   processes in alternating order, 101 rotated rounds each (load 1.6–2.3): durable first token over
   the raw stream 1.008 → 0.878 ms (medians), durable over memory in the same process 0.553 →
   0.403 ms (paired median −0.117 ms, lower in 7 of 8 pairs), memory over raw unchanged (0.557 /
-  0.562 ms). This benchmark twice on 29d0fd1 (load 0.2–1.3): first token over the raw stream 0.83
+  0.562 ms); again on a quieter machine (load 0.0–1.7): 0.885 → 0.822 ms over the raw stream
+  (paired −0.069 ms, lower in 6 of 8), durable over memory 0.441 → 0.419 ms (paired −0.055 ms, 5
+  of 8), memory 0.466 / 0.528 ms. So about 0.05–0.12 ms. This benchmark twice on 29d0fd1 (load 0.2–1.3): first token over the raw stream 0.83
   and 1.14 ms (durable over memory 0.59 and 0.39 ms; memory itself 0.59 and 0.81 ms over the raw
   stream); fresh-heap wall 2.07× / 2.21× / 2.13× and 2.61× / 2.45× / 2.35×; steady state 2.02× /
   1.91× / 2.14× and 2.15× / 2.06× / 2.08×.
