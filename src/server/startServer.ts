@@ -40,7 +40,7 @@ export const DEFAULT_PORT = 4317;
  *
  * @example
  * const server = await startServer({ store, graphs, port: 0 });
- * console.log(server.url); // http://127.0.0.1:<port>/
+ * const url = server.url; // http://127.0.0.1:<port>/
  * await server.stop();
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
