@@ -52,14 +52,12 @@ export function printRun(cli: CliContext, run: WorkflowRun, json: boolean): void
 }
 
 /**
- * Prints a run handed to the queue: its stored summary (JSON), or its id, status and what happens
- * next. `left`: the row as the command left it (a started run `queued`, a resumed run still
- * `waiting` with its reply queued), printed as it is, since a worker may have taken the job
- * already; without it the row is read.
+ * Prints a run handed to the queue, as the command left it (a started run `queued`, a resumed run
+ * still `waiting` with its reply queued; not read again, since a worker may have taken the job
+ * already): its stored summary (JSON), or its id, status and what happens next.
  */
-async function printQueued(cli: CliContext, queue: RunQueue, runId: string, next: string, json: boolean, left?: RunRecord): Promise<void> {
-  const record = left ?? (await queue.store.getRun(runId));
-  if (record === null) throw new InputError(`run ${runId} is not in the store after it was queued; is SWITCHBOARD_DATABASE_URL the workers' database?`);
+async function printQueued(cli: CliContext, queue: RunQueue, record: RunRecord, next: string, json: boolean): Promise<void> {
+  const { runId } = record;
   const [first] = await queue.store.listEvents(runId, { limit: 1 });
   if (json) {
     const runs = await cli.runs();
@@ -92,8 +90,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
     const queue = await cli.queue();
     if (queue !== null) {
       if (opts.checkpointSteps === true) throw new InputError('start: --checkpoint-steps is not available in the distributed mode (SWITCHBOARD_REDIS_URL is set); leave it out');
-      const queued = await queue.queueRun(name, message, withBudget);
-      return printQueued(cli, queue, queued.runId, 'a worker runs it', opts.json === true, queued);
+      return printQueued(cli, queue, await queue.queueRun(name, message, withBudget), 'a worker runs it', opts.json === true);
     }
     const runs = await cli.runs();
     const options = { ...(opts.checkpointSteps === true ? { stepRunner: checkpointingStepRunner(runs.store) } : {}), ...withBudget };
@@ -172,8 +169,7 @@ export function addRunCommands(program: Command, cli: CliContext): void {
       const reply = parseInput(ReplyValue, raw, opts.reply !== undefined ? '--reply' : '--reply-json');
       const queue = await cli.queue();
       if (queue !== null) {
-        const left = await queue.resume(runId, reply);
-        return printQueued(cli, queue, runId, 'the reply is queued; a worker resumes it', opts.json === true, left);
+        return printQueued(cli, queue, await queue.resume(runId, reply), 'the reply is queued; a worker resumes it', opts.json === true);
       }
       printRun(cli, await (await cli.runs()).resume(runId, { reply }), opts.json === true);
     });

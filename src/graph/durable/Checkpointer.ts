@@ -10,8 +10,7 @@ import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
-import type { EarlyEvents } from './EarlyEvents.js';
-import { EventBuffer, LIVE_ONLY } from './EventBuffer.js';
+import { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
@@ -37,8 +36,8 @@ export interface CheckpointerOptions {
    * checkpoint can be a step record; without it the first checkpoint is a full snapshot.
    */
   base?: { snapshot: Record<string, unknown>; bytes: number };
-  /** The events a new run emitted before its row existed, taken and encoded already: written first. */
-  early?: EarlyEvents;
+  /** The intake that took a new run's events before its row existed: it goes on taking them, and those are written first. */
+  early?: EventIntake;
 }
 
 /**
@@ -61,8 +60,7 @@ export class Checkpointer implements TraceRecorder {
   readonly #runId: string;
   readonly #limit: number;
   #version: number;
-  readonly #events: EventBuffer;
-  #lastSeq: number;
+  readonly #intake: EventIntake;
   #chain: Promise<void> = Promise.resolve();
   #failure: unknown = null;
   #fenced = false;
@@ -92,10 +90,10 @@ export class Checkpointer implements TraceRecorder {
     this.#options = options;
     this.#runId = record.runId;
     this.#version = record.version;
-    this.#lastSeq = Math.max(record.lastSeq, options.early?.lastSeq ?? 0);
     this.#status = record.status;
     this.#limit = store.maxValueBytes ?? MAX_STORED_BYTES;
-    this.#events = options.early?.buffer ?? new EventBuffer(record.runId, options.secrets, this.#limit);
+    this.#intake = options.early ?? new EventIntake(record.runId, options.secrets, this.#limit);
+    this.#intake.lastSeq = Math.max(this.#intake.lastSeq, record.lastSeq);
     this.#base = store.appendSteps === undefined ? null : (options.base?.snapshot ?? null);
     this.#latest = this.#base;
     this.#snapshotBytes = options.base?.bytes ?? 0;
@@ -123,27 +121,21 @@ export class Checkpointer implements TraceRecorder {
    * Buffers an event for the next write, in this run's log, from the event as the run made it and
    * its envelope (no stamped copy): encoded at once, as it is when nothing in it or in the envelope
    * needs redacting, with the envelope kept beside it, so the store writes it once per row of
-   * events (see `encodeEventLog` and {@link EventBuffer}). An event the run has redacted already (for
+   * events (see `encodeEventLog` and `EventBuffer`). An event the run has redacted already (for
    * another recorder) comes with that copy, which is stored without its envelope fields.
    */
   recordParts(event: HopEvent, envelope: EventEnvelope, redacted?: TraceEvent): void {
-    this.#lastSeq = envelope.seq;
-    if (LIVE_ONLY.has(event.type)) return;
-    this.#events.addParts(event, envelope, redacted);
+    this.#intake.recordParts(event, envelope, redacted);
   }
 
   /** Buffers a stamped event, redacted and (mostly) encoded, for the next write, in this run's log. */
   record(event: TraceEvent): void {
-    this.#lastSeq = event.seq;
-    if (LIVE_ONLY.has(event.type)) return;
-    this.#events.addStamped(event);
+    this.#intake.record(event);
   }
 
   /** Buffers an event the run has already redacted (for another recorder): encoded once, not checked for redaction again. */
   recordRedacted(event: TraceEvent): void {
-    this.#lastSeq = event.seq;
-    if (LIVE_ONLY.has(event.type)) return;
-    this.#events.addRedacted(event);
+    this.#intake.recordRedacted(event);
   }
 
   /**
@@ -222,7 +214,7 @@ export class Checkpointer implements TraceRecorder {
         this.#fail(error);
       }
     }
-    else if (this.#events.length > 0) this.#enqueueSnapshot({});
+    else if (this.#intake.buffer.length > 0) this.#enqueueSnapshot({});
     await this.#chain;
   }
 
@@ -262,8 +254,8 @@ export class Checkpointer implements TraceRecorder {
   }
 
   #enqueueSnapshot(patch: RunPatch): void {
-    const events = this.#events.take();
-    const lastSeq = this.#lastSeq;
+    const events = this.#intake.buffer.take();
+    const lastSeq = this.#intake.lastSeq;
     this.#snapshotsInFlight += 1;
     this.#write(events, lastSeq, async () => {
       try {
@@ -288,8 +280,8 @@ export class Checkpointer implements TraceRecorder {
     this.#logSteps += 1;
     this.#logBytes += text.length;
     const steps = [text];
-    const events = this.#events.take();
-    const lastSeq = this.#lastSeq;
+    const events = this.#intake.buffer.take();
+    const lastSeq = this.#intake.lastSeq;
     this.#write(events, lastSeq, async () => {
       // A run cancelled meanwhile keeps only its events; its step records stop with it.
       if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, { lastSeq }, events);

@@ -9,7 +9,7 @@ import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
-import type { EarlyEvents } from './EarlyEvents.js';
+import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 
 const active = new Map<string, AbortController>();
@@ -35,7 +35,7 @@ export interface LegOptions {
   /** The restored run waited; do not settle on that same wait. */
   ignoreRestoredWait?: boolean;
   /** The events a new run emitted (inside createActor) before its row existed: stored first. */
-  early?: EarlyEvents;
+  early?: EventIntake;
   /** The persisted snapshot the run's row holds, when this process took it (a new run). */
   base?: CheckpointerOptions['base'];
   /** The secret values to scrub (default: the run's, see `RunRuntime.secrets`). */

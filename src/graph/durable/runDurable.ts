@@ -14,7 +14,7 @@ import type { WorkflowRun } from '../WorkflowRun.js';
 import { MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { DEFAULT_LEASE_MS } from './DurableOptions.js';
 import { durableLeg } from './durableLeg.js';
-import { EarlyEvents } from './EarlyEvents.js';
+import { EventIntake } from './EventIntake.js';
 import { newOwnerId } from './owner.js';
 import { storeJournal } from './storeJournal.js';
 import { assertJson } from '../assertJson.js';
@@ -81,7 +81,7 @@ export async function runDurable(
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Events of the initial transition happen inside createActor, before the run row exists: taken
   // and encoded as the checkpointer takes every later one, which writes them first.
-  const early = new EarlyEvents(runId, runtime.secrets, store.maxValueBytes ?? MAX_STORED_BYTES);
+  const early = new EventIntake(runId, runtime.secrets, store.maxValueBytes ?? MAX_STORED_BYTES);
   runtime.addRecorder(early);
   // The first leg runs its nodes directly, as a run in memory does (no child actor per node); its
   // checkpoints hold the node in flight as the invoking machine would (see persistedSnapshot), so
