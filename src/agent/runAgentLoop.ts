@@ -17,6 +17,7 @@ import { AgentDefinitionError } from '../errors/AgentDefinitionError.js';
 import { AgentRunError } from '../errors/AgentRunError.js';
 import { formatZodError } from '../errors/formatZodError.js';
 import type { SerializedError } from '../errors/SwitchboardError.js';
+import { withFields } from '../graph/withFields.js';
 
 /** A session's memory, kept across its runs. */
 export interface SessionMemory {
@@ -68,7 +69,7 @@ function inputMessages(agent: string, input: AgentInput): ModelMessage[] {
  */
 export async function runAgentLoop<Out>(agent: Agent<Out>, memory: SessionMemory, input: AgentInput, options: LoopOptions): Promise<AgentRunResult<Out>> {
   const { signal, workflow, depth, streaming } = options;
-  const emit = (event: Pending<AgentEvent> | ToolEmittedEvent) => options.emit({ ...event, agent: agent.name } as AgentEvent);
+  const emit = (event: Pending<AgentEvent> | ToolEmittedEvent) => options.emit(withFields(event, { agent: agent.name }) as AgentEvent);
   const toolCalls: ToolCallRecord[] = [];
   const toolResults: ToolResult[] = [];
   const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };

@@ -1,4 +1,5 @@
 import { catchThenable } from './catchThenable.js';
+import { withFields } from './withFields.js';
 import type { EventEnvelope, WorkflowEvent } from './WorkflowEvent.js';
 import { CallbackError, type CallbackKind } from '../errors/CallbackError.js';
 import { redactEventSafely, type TraceEvent } from '../trace/TraceEvent.js';
@@ -10,17 +11,7 @@ type Listener = (event: WorkflowEvent) => void;
 
 /** The stamped event: the event's fields, then its envelope (a key both have keeps the event's place). */
 function stamp(event: HopEvent, envelope: EventEnvelope): WorkflowEvent {
-  return {
-    ...event,
-    runId: envelope.runId,
-    seq: envelope.seq,
-    at: envelope.at,
-    traceId: envelope.traceId,
-    spanId: envelope.spanId,
-    parentSpanId: envelope.parentSpanId,
-    path: envelope.path,
-    nodeId: envelope.nodeId,
-  } as WorkflowEvent;
+  return withFields(event, envelope) as unknown as WorkflowEvent;
 }
 
 /** True when every listener on the light path learns a step's start from the edge that led to it. */

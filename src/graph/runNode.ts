@@ -3,6 +3,7 @@ import type { RunRuntime } from './RunRuntime.js';
 import type { WorkflowContext } from './WorkflowContext.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { describeValue } from './describeValue.js';
+import { withFields } from './withFields.js';
 
 /**
  * Executes one node: `execute` (or the function itself) in `run()`, `executeStream` in `stream()`
@@ -42,7 +43,7 @@ export function nodeEmitter(runtime: RunRuntime, runId: string, nodeId: string):
         nodeId,
       });
     }
-    runtime.emit(runId, { ...event, nodeId });
+    runtime.emit(runId, withFields(event, { nodeId }));
   };
 }
 

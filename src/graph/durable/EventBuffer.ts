@@ -5,6 +5,7 @@ import type { HopEvent } from '../../trace/HopListener.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
 import { stepEventJson, type QuotedStrings } from './stepEventJson.js';
+import { withFields } from '../withFields.js';
 
 /**
  * Events that are live only: a stream's token deltas (the stored run keeps the model's response).
@@ -100,7 +101,7 @@ export class EventBuffer {
 
   /** An event from its parts, redacted as a whole, then stored as {@link #stripped} or {@link #redacted} does. */
   #redactedParts(event: HopEvent, envelope: EventEnvelope): StoredEvent {
-    const redacted = redactEventSafely({ ...event, ...envelope } as WorkflowEvent, this.#secrets);
+    const redacted = redactEventSafely(withFields(event, envelope) as unknown as WorkflowEvent, this.#secrets);
     return plainFields(event) ? this.#stripped(event, redacted) : this.#redacted(redacted);
   }
 
