@@ -79,7 +79,7 @@ describe('stamped events keep the field order they had', () => {
     const events: WorkflowEvent[] = [];
     for await (const event of graph.stream('go')) events.push(event);
     const deltas = events.filter((e) => e.type === 'model.delta');
-    expect(deltas.map((e) => (e as { text: string }).text).join('')).toBe('one two three');
+    expect(deltas.map((e) => (e as unknown as { text: string }).text).join('')).toBe('one two three');
     for (const delta of deltas) {
       expect(Object.keys(delta)).toEqual(['type', 'model', 'iteration', 'text', 'agent', 'nodeId', 'runId', 'seq', 'at', 'traceId', 'spanId', 'parentSpanId', 'path']);
       expect(delta).toMatchObject({ agent: 'writer', nodeId: 'write', path: 'root' });

@@ -63,6 +63,33 @@ describe('snapshot patches', () => {
     expect(snapshotChangeSize({ a: 1, gone: 2 }, { a: 1 })).toBe(0);
   });
 
+  it('are measured the same with an enumerable key on Object.prototype (a polluted prototype is not read as a change)', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    Object.defineProperty(proto, 'polluted', { value: 1, enumerable: true, writable: true, configurable: true });
+    try {
+      for (let seed = 1; seed <= 50; seed++) {
+        const random = seeded(seed);
+        let state: Record<string, unknown> = { a: 1 };
+        for (let step = 0; step < 20; step++) {
+          const next = mutate(state, random);
+          let visited = 0;
+          const patch = diffSnapshot(state, next, (value, keys) => {
+            visited += storableSize(value, 'snapshot');
+            for (const key of keys) visited += key.length + 16;
+          });
+          expect(snapshotChangeSize(state, next), `seed ${seed}, step ${step}`).toBe(patch === null ? null : visited);
+          state = next;
+        }
+      }
+      // An own key that goes away while the prototype has one of that name is still a change.
+      expect(snapshotChangeSize({ a: 1, polluted: 5 }, { a: 1 })).not.toBeNull();
+      expect(diffSnapshot({ a: 1, polluted: 5 }, { a: 1 })).toEqual({ del: ['polluted'] });
+      expect(snapshotChangeSize({ a: 1 }, { a: 1 })).toBeNull();
+    } finally {
+      delete proto['polluted'];
+    }
+  });
+
   it('refuse a step record that is not a patch as a corrupt row', () => {
     expect(() => applySnapshotPatch({}, 'set')).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
     expect(() => applySnapshotPatch({ list: 1 }, { at: { list: { push: [2] } } })).toThrow(expect.objectContaining({ code: 'store_corrupt' }));
