@@ -16,7 +16,7 @@ function expectSameAsSpread(base: object, extra: object): void {
   expect(JSON.stringify(got)).toBe(JSON.stringify(want));
 }
 
-describe('withFields: { ...base, ...extra } without the spread', () => {
+describe('withFields: { ...base, ...extra } without a spread', () => {
   it('keeps the order and values of a spread: disjoint keys, shared keys, undefined values, integer-like keys', () => {
     expectSameAsSpread({ type: 'node.completed', nodeId: 'a', result: 1 }, { runId: 'r', seq: 3, nodeId: 'b' });
     expectSameAsSpread({}, { a: 1 });
@@ -60,6 +60,20 @@ describe('withFields: { ...base, ...extra } without the spread', () => {
       return JSON.parse(text) as object;
     };
     for (let i = 0; i < 500; i++) expectSameAsSpread(random(), random());
+  });
+
+  it('copies own enumerable symbol keys, as a spread does, with or without a __proto__ key', () => {
+    const tag = Symbol('tag');
+    const hidden = Symbol('hidden');
+    const base = { a: 1, [tag]: 'base' } as Record<PropertyKey, unknown>;
+    Object.defineProperty(base, hidden, { value: 1, enumerable: false });
+    for (const extra of [{ b: 2 }, JSON.parse('{"__proto__":1,"b":2}') as object]) {
+      const got = withFields(base, extra) as Record<PropertyKey, unknown>;
+      const want = spread(base, extra) as Record<PropertyKey, unknown>;
+      expect(Reflect.ownKeys(got)).toEqual(Reflect.ownKeys(want));
+      expect(got[tag]).toBe('base');
+      expect(hidden in got).toBe(false);
+    }
   });
 
   it('leaves both objects as they were', () => {
