@@ -13,7 +13,8 @@ import { median } from './measure.js';
  * `openai` stream — for several builds of the library loaded side by side in one process, every
  * task once per round in a rotated order. Prints each task's median time to the first token, its
  * median paired difference over the raw stream, and each build's durable run against the first
- * build's (median of paired differences). A build is the path of its `dist/bundle/index.js` (see
+ * build's (median of paired differences), and each task's median time to the end of the answer
+ * (every token through the run's events). A build is the path of its `dist/bundle/index.js` (see
  * bench/durableBuilds.bench.ts for making one of an older commit). Environment:
  * SWITCHBOARD_BENCH_ROUNDS (default 81).
  */
@@ -24,14 +25,14 @@ const server = await startFakeOpenAIServer();
 server.enqueue({ text: TOKENS, repeat: 1_000_000 });
 const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'bench', maxRetries: 0 });
 
-/** Milliseconds from the call to the first piece of the answer. */
-async function timeToFirst(events: AsyncIterable<unknown>, isFirst: (event: any) => boolean, started: bigint): Promise<number> {
+/** Milliseconds from the call to the first piece of the answer, and to the end of the stream. */
+async function timeToFirst(events: AsyncIterable<unknown>, isFirst: (event: any) => boolean, started: bigint): Promise<[first: number, whole: number]> {
   let first = 0;
   for await (const event of events) if (first === 0 && isFirst(event)) first = Number(process.hrtime.bigint() - started) / 1e6;
-  return first;
+  return [first, Number(process.hrtime.bigint() - started) / 1e6];
 }
 
-async function raw(): Promise<number> {
+async function raw(): Promise<[number, number]> {
   const started = process.hrtime.bigint();
   const stream = await client.chat.completions.create({ model: 'bench', messages: [{ role: 'user', content: 'go' }], stream: true });
   return timeToFirst(stream, (chunk) => (chunk.choices[0]?.delta?.content ?? '') !== '', started);
@@ -39,10 +40,11 @@ async function raw(): Promise<number> {
 
 interface Task {
   name: string;
-  run: () => Promise<number>;
+  run: () => Promise<[number, number]>;
   times: number[];
+  wholes: number[];
 }
-const tasks: Task[] = [{ name: 'raw openai stream', run: raw, times: [] }];
+const tasks: Task[] = [{ name: 'raw openai stream', run: raw, times: [], wholes: [] }];
 const closers: Array<() => Promise<void>> = [];
 
 try {
@@ -57,7 +59,7 @@ try {
     const store = new sb.SqliteRunStore({ file: join(dir, `${label}.db`) });
     closers.push(() => store.close());
     const streamed = (options: object) => () => timeToFirst(graph.stream('go', options), (event) => event.type === 'model.delta', process.hrtime.bigint());
-    tasks.push({ name: `${label} durable`, run: streamed({ store }), times: [] }, { name: `${label} memory`, run: streamed({}), times: [] });
+    tasks.push({ name: `${label} durable`, run: streamed({ store }), times: [], wholes: [] }, { name: `${label} memory`, run: streamed({}), times: [], wholes: [] });
   }
   if (tasks.length === 1) throw new Error('no build given: pass label=path/to/dist/bundle/index.js for each build to compare');
   for (let i = 0; i < 10; i++) for (const task of tasks) await task.run();
@@ -65,7 +67,9 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < tasks.length; k++) {
       const task = tasks[(k + round) % tasks.length]!;
-      task.times.push(await task.run());
+      const [first, whole] = await task.run();
+      task.times.push(first);
+      task.wholes.push(whole);
     }
   }
   const rawTimes = tasks[0]!.times;
@@ -73,7 +77,7 @@ try {
   console.log(`${ROUNDS} rounds, load ${load.toFixed(1)} → ${(loadavg()[0] ?? 0).toFixed(1)}`);
   for (const task of tasks) {
     const extra = task === tasks[0] ? '' : `, over the raw stream ${over(task.times, rawTimes).toFixed(3)} ms`;
-    console.log(`${task.name}: ${median(task.times).toFixed(3)} ms${extra}`);
+    console.log(`${task.name}: ${median(task.times).toFixed(3)} ms${extra}; whole answer ${median(task.wholes).toFixed(3)} ms`);
   }
   const first = tasks[1]!;
   for (const task of tasks.slice(3).filter((t) => t.name.endsWith(' durable'))) {

@@ -13,8 +13,10 @@ import { median, wallAndCpu } from './measure.js';
  * `dist/bundle/index.js` (for an older commit: `git worktree add /tmp/before <commit>`, then
  * `npm run build` there with node_modules beside it). SWITCHBOARD_BENCH_PAIRS (default 21) pairs
  * per variant and build; SWITCHBOARD_BENCH_ONLY picks variants (comma-separated:
- * kept, keptRead, counting, jsonl, budgetGraph, budgetFlow). `kept` reads only the count of the
- * records; `keptRead` reads every record too, so it also pays for building them as objects.
+ * kept, keptRead, counting, jsonl, budgetGraph, budgetFlow, onEvent, memoryRecorder). `kept` reads
+ * only the count of the records; `keptRead` reads every record too, so it also pays for building
+ * them as objects; `onEvent` is a listener that does nothing (every event stamped for it) and
+ * `memoryRecorder` a MemoryRecorder (every event stamped, redacted and kept).
  */
 type Task = () => Promise<unknown>;
 const STEPS = 10_000;
@@ -24,7 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-bench-builds-'));
 
 // Each build is loaded at run time, untyped.
 function variantsOf(sb: any): Record<string, [Task, Task]> {
-  const { END, JsonlTransitionRecorder, StateGraph, TransitionRecorder, Workflow, step } = sb;
+  const { END, JsonlTransitionRecorder, MemoryRecorder, StateGraph, TransitionRecorder, Workflow, step } = sb;
   const inc = (ctx: any): null => {
     ctx.put('count', (ctx.get('count') ?? 0) + 1);
     return null;
@@ -56,6 +58,8 @@ function variantsOf(sb: any): Record<string, [Task, Task]> {
     jsonl: [() => twoNodes.run('go'), () => twoNodes.run('go', { recorders: [new JsonlTransitionRecorder(join(dir, `t-${Math.random()}.jsonl`))] })],
     budgetGraph: [() => oneNode.run('go'), () => oneNode.run('go', { budget })],
     budgetFlow: [() => flow.run(0, { maxIterations: STEPS }), () => flow.run(0, { maxIterations: STEPS, budget })],
+    onEvent: [() => twoNodes.run('go'), () => twoNodes.run('go', { onEvent: () => undefined })],
+    memoryRecorder: [() => twoNodes.run('go'), () => twoNodes.run('go', { recorders: [new MemoryRecorder()] })],
   };
 }
 
