@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CheckpointManager,
   END,
+  MemoryRunStore,
   StateGraph,
   StepFailedError,
   Workflow,
@@ -9,6 +10,7 @@ import {
   localStepRunner,
   step,
   type RunStore,
+  type StepRecord,
 } from '../../src/index.js';
 import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
@@ -135,6 +137,38 @@ describe('step runners', () => {
     const local = await pipeline(b).run('x', { stepRunner: localStepRunner() });
     expect(local.outputText).toBe(plain.outputText);
     expect(b.runs).toEqual(a.runs);
+  });
+
+  it('writes each step record with the fields and key order of the spread it was once built by', async () => {
+    // The records as the runner hands them to the store, before any encoding: their key order is
+    // the order of the stored JSON, which `switchboard steps --json` prints.
+    const written: StepRecord[] = [];
+    const store = new MemoryRunStore();
+    const put = store.putStepRecord.bind(store);
+    store.putStepRecord = async (record) => {
+      written.push(record);
+      await put(record);
+    };
+    let clock = 1_000;
+    const c = counters();
+    const first = await pipeline(c).run('order', { runId: 'shape-1', stepRunner: checkpointingStepRunner(store, { now: () => (clock += 7) }) });
+    expect(first.status).toBe('failed');
+    c.outage.on = false;
+    await new CheckpointManager(store).resetFailedSteps('shape-1');
+    await pipeline(c).run('order', { runId: 'shape-1', stepRunner: checkpointingStepRunner(store, { now: () => (clock += 7) }) });
+    expect(written.map((r) => `${r.key} ${r.status} ${r.attempts}`)).toEqual([
+      '1:one RUNNING 1', '1:one COMPLETED 1', '2:two RUNNING 1', '2:two COMPLETED 1', '3:three RUNNING 1', '3:three FAILED 1',
+      '3:three RUNNING 1', '3:three COMPLETED 1', '4:four RUNNING 1', '4:four COMPLETED 1',
+    ]);
+    for (const record of written) {
+      const base = { runId: record.runId, key: record.key, nodeId: record.nodeId, step: record.step, attempts: record.attempts };
+      const spread = { ...base, status: record.status, output: record.output, writes: record.writes, error: record.error, updatedAt: record.updatedAt };
+      expect(Object.keys(record)).toEqual(Object.keys(spread));
+      expect(JSON.stringify(record)).toBe(JSON.stringify(spread));
+    }
+    expect(written.map((r) => r.updatedAt)).toEqual(written.map((_r, i) => 1_007 + 7 * i));
+    expect(written[1]!.writes).toEqual({ set: { fetched: 'order:fetched' }, deleted: [] });
+    expect(written[5]!.error?.message).toContain('upstream 503');
   });
 
   it('refuses a runner that is not one, and a store that cannot keep step records', async () => {
