@@ -19,20 +19,23 @@ import { median, wallAndCpu } from './measure.js';
  * of its `dist/bundle/index.js` (its `testing.js` beside it); for an older commit: `git worktree add
  * /tmp/before <commit>`, node_modules beside it, `node scripts/build.mjs`. Environment:
  * SWITCHBOARD_BENCH_ROUNDS (default 11), SWITCHBOARD_BENCH_RUNS (7), SWITCHBOARD_BENCH_ONLY
- * (comma-separated variants: steps, otel, tools, otelAgent, dispatch).
+ * (comma-separated variants: steps, otel, otelReplay, tools, otelAgent, otelAgentReplay, dispatch).
  *
  * - steps: a 1,000-step 2-node loop with `checkpointingStepRunner` on a MemoryRunStore (two step
  *   records a step);
  * - otel: a 2,000-step 2-node loop with an OpenTelemetryRecorder (a span a node);
+ * - otelReplay: that loop's events (captured once) handed to a new OpenTelemetryRecorder, as
+ *   replayRun hands a stored run's events;
  * - tools: an agent answering after 50 model turns of 4 tool calls each (ScriptedModel);
- * - otelAgent: the same agent as a graph node, with an OpenTelemetryRecorder;
+ * - otelAgent: the same agent as a graph node, with an OpenTelemetryRecorder; otelAgentReplay: its
+ *   events handed to a new recorder, as otelReplay, ten times (250 model and tool call spans each);
  * - dispatch: a coordinator dispatch of 200 3-node specialists with a no-op onEvent.
  */
 type Task = () => Promise<unknown>;
 const ROUNDS = Number(process.env['SWITCHBOARD_BENCH_ROUNDS'] ?? 11);
 const WARM = 3;
 const RUNS = Number(process.env['SWITCHBOARD_BENCH_RUNS'] ?? 7);
-const VARIANTS = ['steps', 'otel', 'tools', 'otelAgent', 'dispatch'];
+const VARIANTS = ['steps', 'otel', 'otelReplay', 'tools', 'otelAgent', 'otelAgentReplay', 'dispatch'];
 const only = process.env['SWITCHBOARD_BENCH_ONLY']?.split(',');
 const exporter = new InMemorySpanExporter();
 const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
@@ -57,6 +60,8 @@ function variantsOf(sb: any, testing: any): Record<string, Task> {
   const steps = loop(1_000);
   const traced = loop(2_000);
   let runs = 0;
+  const replayed: unknown[] = [];
+  const agentEvents: unknown[] = [];
   const lookup = tool({ name: 'lookup', description: 'Looks a code up', parameters: z.object({ q: z.string() }), execute: ({ q }: { q: string }) => ({ q, hit: true }) });
   const agentOf = () => {
     const turns: unknown[] = [];
@@ -64,6 +69,7 @@ function variantsOf(sb: any, testing: any): Record<string, Task> {
     turns.push({ text: 'All found.', usage: { inputTokens: 10, outputTokens: 3 } });
     return new Agent({ name: 'finder', instructions: 'Find every code.', model: new testing.ScriptedModel(turns), tools: [lookup], maxIterations: 60 });
   };
+  const agentGraph = () => new StateGraph({ name: 'agent' }).addNode('find', new AgentNode(agentOf())).start('find');
   const step = (ctx: any, request: { input: unknown }) => {
     ctx.put('n', (ctx.get('n') ?? 0) + 1);
     return `${String(request.input)}.`;
@@ -79,11 +85,25 @@ function variantsOf(sb: any, testing: any): Record<string, Task> {
       exporter.reset();
       return checked(traced.run('go', { recorders: [new OpenTelemetryRecorder({ tracer })] }), 'completed');
     },
+    otelReplay: async () => {
+      // What replayRun does with a stored run's events, without the store: each event to a new recorder.
+      if (replayed.length === 0) await traced.run('go', { recorders: [{ record: (event: unknown) => replayed.push(event) }] });
+      exporter.reset();
+      const recorder = new OpenTelemetryRecorder({ tracer });
+      for (const event of replayed) recorder.record(event);
+    },
     tools: () => checked(agentOf().run('go'), 'completed'),
+    otelAgentReplay: async () => {
+      if (agentEvents.length === 0) await agentGraph().run('go', { recorders: [{ record: (event: unknown) => agentEvents.push(event) }] });
+      for (let i = 0; i < 10; i++) {
+        exporter.reset();
+        const recorder = new OpenTelemetryRecorder({ tracer });
+        for (const event of agentEvents) recorder.record(event);
+      }
+    },
     otelAgent: () => {
       exporter.reset();
-      const graph = new StateGraph({ name: 'agent' }).addNode('find', new AgentNode(agentOf())).start('find');
-      return checked(graph.run('go', { recorders: [new OpenTelemetryRecorder({ tracer })] }), 'completed');
+      return checked(agentGraph().run('go', { recorders: [new OpenTelemetryRecorder({ tracer })] }), 'completed');
     },
     dispatch: () => checked(dispatch.run('go', { onEvent: () => undefined }), 'completed'),
   };

@@ -149,6 +149,75 @@ describe('OpenTelemetryRecorder', () => {
     expect(replayed.spans().map((s) => s.name).sort()).toEqual(live.spans().map((s) => s.name).sort());
   });
 
+  it('starts run and node spans with their attributes in the order the spreads they were built by gave', async () => {
+    const graph = new StateGraph({ name: 'approval' })
+      .addNode('draft', () => 'draft')
+      .addNode('approve', humanNode({ reason: 'approve it' }))
+      .addNode('finish', (ctx) => `done: ${String(ctx.get('humanReply'))}`)
+      .start('draft')
+      .addEdge('draft', 'approve')
+      .addEdge('approve', 'finish');
+    const live = tracing();
+    const first = await graph.run('order 42', { store, recorders: [live.recorder] });
+    await resumeRun(graph, first.runId, { reply: 'yes' }, { store, recorders: [live.recorder] });
+    // The old literals, rebuilt from each span's own values: the span's first keys must be these, in this order.
+    type Attrs = Record<string, unknown>;
+    const ids = (a: Attrs): Attrs => ({
+      'switchboard.run_id': a['switchboard.run_id'],
+      'switchboard.trace_id': a['switchboard.trace_id'],
+      'switchboard.span_id': a['switchboard.span_id'],
+      'switchboard.path': a['switchboard.path'],
+      ...(a['switchboard.parent_span_id'] === undefined ? {} : { 'switchboard.parent_span_id': a['switchboard.parent_span_id'] }),
+    });
+    const nodeStart = (a: Attrs): Attrs => ({
+      ...ids(a),
+      'switchboard.node_id': a['switchboard.node_id'],
+      ...(a['switchboard.step'] === undefined ? {} : { 'switchboard.step': a['switchboard.step'] }),
+      ...(a['switchboard.continued'] === true ? { 'switchboard.continued': true } : {}),
+      ...(a['switchboard.continued'] === true ? {} : { 'switchboard.input': a['switchboard.input'] }),
+    });
+    const runStart = (a: Attrs): Attrs => ({ ...ids(a), ...(a['switchboard.graph'] === undefined ? {} : { 'switchboard.graph': a['switchboard.graph'] }) });
+    const startsWith = (a: Attrs, expected: Attrs) => {
+      const keys = Object.keys(expected);
+      expect(Object.keys(a).slice(0, keys.length)).toEqual(keys);
+      expect(Object.fromEntries(keys.map((k) => [k, a[k]]))).toEqual(expected);
+    };
+    const nodes = live.spans().filter((s) => s.name.startsWith('node '));
+    expect(nodes.map((s) => s.name).sort()).toEqual(['node approve', 'node approve', 'node draft', 'node finish']);
+    for (const span of nodes) startsWith(span.attributes, nodeStart(span.attributes));
+    expect(nodes.filter((s) => s.attributes['switchboard.continued'] === true)).toHaveLength(1);
+    expect(live.one('node draft').attributes['switchboard.input']).toBe('order 42');
+    expect(live.one('node draft').attributes['switchboard.step']).toBe(1);
+    const legs = live.named('invoke_workflow approval');
+    expect(legs).toHaveLength(2);
+    for (const span of legs) startsWith(span.attributes, runStart(span.attributes));
+    expect(legs.every((s) => s.attributes['switchboard.graph'] === 'approval' && s.attributes['switchboard.run_id'] === first.runId)).toBe(true);
+  });
+
+  it('starts agent, model-call and tool-call spans with the node id after their GenAI attributes, as the spreads did', async () => {
+    const { recorder, spans } = tracing();
+    await supportGraph().run('where is order 42?', { recorders: [recorder] });
+    type Attrs = Record<string, unknown>;
+    // The old `{ ...attributes, 'switchboard.node_id': … }`, with `attributes` rebuilt from the span's own values.
+    const pick = (a: Attrs, keys: string[]): Attrs => Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
+    const started: Record<string, (a: Attrs) => Attrs> = {
+      chat: (a) => ({ ...pick(a, ['gen_ai.operation.name', 'gen_ai.provider.name', 'gen_ai.request.model', 'gen_ai.agent.name', 'switchboard.iteration', 'switchboard.tools']), 'switchboard.node_id': a['switchboard.node_id'] }),
+      execute_tool: (a) => ({ ...pick(a, ['gen_ai.operation.name', 'gen_ai.tool.name', 'gen_ai.tool.call.id', 'gen_ai.tool.type', 'gen_ai.agent.name']), 'switchboard.node_id': a['switchboard.node_id'] }),
+      invoke_agent: (a) => ({ ...pick(a, ['gen_ai.operation.name', 'gen_ai.agent.name', 'gen_ai.provider.name', 'gen_ai.request.model']), 'switchboard.node_id': a['switchboard.node_id'] }),
+    };
+    const seen: string[] = [];
+    for (const span of spans()) {
+      const operation = String(span.attributes['gen_ai.operation.name']);
+      const expected = started[operation]?.(span.attributes);
+      if (expected === undefined) continue;
+      seen.push(operation);
+      expect(Object.keys(span.attributes).slice(0, Object.keys(expected).length), span.name).toEqual(Object.keys(expected));
+      expect(pick(span.attributes, Object.keys(expected))).toEqual(expected);
+      expect(span.attributes['switchboard.node_id']).toBe('answer');
+    }
+    expect(seen.sort()).toEqual(['chat', 'chat', 'execute_tool', 'invoke_agent']);
+  });
+
   describe('on the GenAI semantic conventions', () => {
     /** The `gen_ai.*` attributes the current GenAI semantic conventions define that the recorder may set. */
     const CONVENTION = new Set([
