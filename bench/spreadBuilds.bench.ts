@@ -19,7 +19,7 @@ import { median, wallAndCpu } from './measure.js';
  * of its `dist/bundle/index.js` (its `testing.js` beside it); for an older commit: `git worktree add
  * /tmp/before <commit>`, node_modules beside it, `node scripts/build.mjs`. Environment:
  * SWITCHBOARD_BENCH_ROUNDS (default 11), SWITCHBOARD_BENCH_RUNS (7), SWITCHBOARD_BENCH_ONLY
- * (comma-separated variants: steps, otel, otelReplay, tools, otelAgent, otelAgentReplay, dispatch).
+ * (comma-separated variants: steps, otel, otelReplay, tools, otelAgent, otelAgentReplay, dispatch, fanOut, gather).
  *
  * - steps: a 1,000-step 2-node loop with `checkpointingStepRunner` on a MemoryRunStore (two step
  *   records a step);
@@ -29,13 +29,15 @@ import { median, wallAndCpu } from './measure.js';
  * - tools: an agent answering after 50 model turns of 4 tool calls each (ScriptedModel);
  * - otelAgent: the same agent as a graph node, with an OpenTelemetryRecorder; otelAgentReplay: its
  *   events handed to a new recorder, as otelReplay, ten times (250 model and tool call spans each);
- * - dispatch: a coordinator dispatch of 200 3-node specialists with a no-op onEvent.
+ * - dispatch: a coordinator dispatch of 200 3-node specialists with a no-op onEvent;
+ * - fanOut: a typed workflow's parallel(itemsOf, stepFor) over 1,000 items;
+ * - gather: 100 runs of a typed workflow gathering three async steps.
  */
 type Task = () => Promise<unknown>;
 const ROUNDS = Number(process.env['SWITCHBOARD_BENCH_ROUNDS'] ?? 11);
 const WARM = 3;
 const RUNS = Number(process.env['SWITCHBOARD_BENCH_RUNS'] ?? 7);
-const VARIANTS = ['steps', 'otel', 'otelReplay', 'tools', 'otelAgent', 'otelAgentReplay', 'dispatch'];
+const VARIANTS = ['steps', 'otel', 'otelReplay', 'tools', 'otelAgent', 'otelAgentReplay', 'dispatch', 'fanOut', 'gather'];
 const only = process.env['SWITCHBOARD_BENCH_ONLY']?.split(',');
 const exporter = new InMemorySpanExporter();
 const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('bench');
@@ -79,6 +81,11 @@ function variantsOf(sb: any, testing: any): Record<string, Task> {
   const tasks = Array.from({ length: 200 }, (_, i) => ({ kind: 'chain', input: `t${i}` }));
   const dispatch = new StateGraph({ name: 'dispatch' }).addNode('plan', coordinator.planNode(() => tasks)).addNode('dispatch', coordinator.dispatchNode())
     .start('plan').addEdge('plan', 'dispatch').addEdge('dispatch', END);
+  const { Workflow, step: wfStep } = sb;
+  const square = wfStep('square', (_c: unknown, x: number) => x * x);
+  const fanOut = Workflow.define('fan-out').parallel((_c: unknown, n: number) => Array.from({ length: n }, (_, i) => i), () => square);
+  const plus = (k: number) => wfStep(`plus${k}`, async (_c: unknown, n: number) => n + k);
+  const gather = Workflow.define('gather').gather(plus(1), plus(2), plus(3));
   return {
     steps: () => checked(steps.run('go', { runId: `steps-${runs++}`, stepRunner: checkpointingStepRunner(new MemoryRunStore()) }), 'completed'),
     otel: () => {
@@ -106,6 +113,10 @@ function variantsOf(sb: any, testing: any): Record<string, Task> {
       return checked(agentGraph().run('go', { recorders: [new OpenTelemetryRecorder({ tracer })] }), 'completed');
     },
     dispatch: () => checked(dispatch.run('go', { onEvent: () => undefined }), 'completed'),
+    fanOut: () => checked(fanOut.run(1_000), 'completed'),
+    gather: async () => {
+      for (let i = 0; i < 100; i++) await checked(gather.run(1), 'completed');
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { WorkflowAbort, WorkflowTermination } from './WorkflowAbort.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
 import { WORKFLOW_KEYS, type EarlyEnd } from './workflowKeys.js';
 import type { WorkflowLane } from './WorkflowLane.js';
+import { withFields } from '../graph/withFields.js';
 
 /** An `onError` recovery as a fork compiles it: its node (reached by an `error` edge from the branch) and step. */
 export interface Recovery {
@@ -54,13 +55,13 @@ export async function runBranch(nodeId: string, step: Step, recoveries: readonly
   const ran = [nodeId];
   try {
     try {
-      return { ...(await laneStep(lane, nodeId, step, ctx, input, resume)), ran, end: null };
+      return withFields(await laneStep(lane, nodeId, step, ctx, input, resume), { ran, end: null });
     } catch (error) {
       const recovery = earlyEndOf(error) === null && !(error instanceof SubWorkflowWaiting) ? recoveries.find((r) => matchesError(r.match, error)) : undefined;
       if (recovery === undefined) throw error;
       const failed = ctx.mutate().with(WORKFLOW_KEYS.error, { step: step.name, ...serializeError(error) }).build();
       ran.push(recovery.nodeId);
-      return { ...(await laneStep(lane, recovery.nodeId, recovery.step, failed, input)), ran, end: null };
+      return withFields(await laneStep(lane, recovery.nodeId, recovery.step, failed, input), { ran, end: null });
     }
   } catch (error) {
     const end = earlyEndOf(error);

@@ -105,13 +105,17 @@ export async function runFanOut(
     if (index === null) throw new WorkflowExecutionError('parallel(itemsOf, stepFor): the fan-out was continued but no item waits', { code: 'internal' });
     const { [index]: waiting, ...others } = resume.held.waits;
     done = [await runItem(index, { held: waiting!, reply: resume.reply })];
-    held = { ...resume.held, waits: others };
+    held = { ...resume.held, waits: others, outputs: { ...resume.held.outputs } };
+    if (held.ends !== undefined) held.ends = { ...held.ends };
   }
+  // The maps are written in place (a copy per item made a fan-out of n items copy n²/2 entries):
+  // a new held record has its own, a continued one copies the stored ones once (above). Their keys
+  // are item indexes, which an object keeps in ascending order however they are written.
   for (const d of done) {
-    if ('wait' in d) held.waits = { ...held.waits, [d.index]: d.wait };
+    if ('wait' in d) held.waits[d.index] = d.wait;
     else {
-      held.outputs = { ...held.outputs, [d.index]: d.outcome.output ?? null };
-      if (d.outcome.end !== null) held.ends = { ...held.ends, [d.index]: d.outcome.end };
+      held.outputs[d.index] = d.outcome.output ?? null;
+      if (d.outcome.end !== null) (held.ends ??= {})[d.index] = d.outcome.end;
     }
   }
   if (Object.keys(held.waits).length > 0) return { changes, waiting: held };

@@ -78,6 +78,28 @@ describe('a sub-workflow that waits inside a fan-out item', () => {
     expect(counter.plain).toBe(1);
   });
 
+  it('stores the held fan-out with its keys and item indexes in the order the per-item copies gave', async () => {
+    const store = new MemoryRunStore();
+    const wf = () =>
+      Workflow.define<string>('fan-held').parallel(
+        (_c, s: string) => s.split(' '),
+        (word: string, i: number) => (word.startsWith('!') ? approval(word.slice(1)) : step(`plain-${i}`, (_c, w: string) => `plain ${w}`)),
+      );
+    const held = async (runId: string) => {
+      const record = await store.getRun(runId);
+      const state = (record?.snapshot as { context: { state: Record<string, unknown> } }).context.state;
+      const value = state['workflow.fork:fork'] as Record<string, unknown>;
+      return { keys: Object.keys(value), outputs: JSON.stringify(value['outputs']), waits: Object.keys(value['waits'] as object) };
+    };
+    const run = await wf().run('!b x !a y z', { store });
+    expect(await held(run.runId)).toEqual({ keys: ['at', 'items', 'outputs', 'waits'], outputs: '{"1":"plain x","3":"plain y","4":"plain z"}', waits: ['0', '2'] });
+    const second = await wf().resume(run.runId, { decision: 'PASS' }, { store });
+    expect(second.status).toBe('waiting');
+    expect(await held(run.runId)).toEqual({ keys: ['at', 'items', 'outputs', 'waits'], outputs: '{"0":"signed b:!b","1":"plain x","3":"plain y","4":"plain z"}', waits: ['2'] });
+    const done = await wf().resume(run.runId, { decision: 'PASS' }, { store });
+    expect(done.output).toEqual(['signed b:!b', 'plain x', 'signed a:!a', 'plain y', 'plain z']);
+  });
+
   it('refuses a reply a gate cannot take, and the run goes on waiting', async () => {
     const runs = new RunManager({ store: new MemoryRunStore(), graphs: [fanFlow({ plain: 0 })] });
     const run = await runs.start('fan-wait', '!a');
