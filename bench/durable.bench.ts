@@ -339,16 +339,31 @@ History of this benchmark (durable ÷ memory for the three runs above):
   and 1.14 ms (durable over memory 0.59 and 0.39 ms; memory itself 0.59 and 0.81 ms over the raw
   stream); fresh-heap wall 2.07× / 2.21× / 2.13× and 2.61× / 2.45× / 2.35×; steady state 2.02× /
   1.91× / 2.14× and 2.15× / 2.06× / 2.08×.
+- the snapshot check walks keys with for…in (608e1b1, 2026-12-06 evening, a new machine whose
+  in-memory step is 13–22 µs against 27–34 on the morning's): durable step 0.937 and 0.951 of
+  the tree before (\`SWITCHBOARD_BENCH_ROUNDS=61 npx tsx bench/durableBuilds.bench.ts
+  before=<2dd22d5's bundle> after=dist/bundle/index.js\`, load 0.8–1.3). This benchmark eight
+  times on the trees of 74290ad–103c552 (no durable code changed between them; load 1.5–4.3):
+  fresh-heap wall 2.03–3.70× / 1.81–2.98× / 1.98–2.44×, steady state 1.65–1.88× / 1.69–1.83× /
+  1.52–1.79×, first token over the raw stream 0.63–0.81 ms (the raw stream itself 2.0–2.2 ms).
+  The tree before today's changes (2dd22d5) on this machine, the same benchmark twice alternated
+  with two of those runs (load 1.6–2.0): fresh-heap 2.45× / 2.27× / 2.11× and 2.64× / 2.47× /
+  2.28×, steady state 1.77× / 1.84× / 1.60× and 1.63× / 1.83× / 1.83×, first token 0.72 and 0.76
+  ms. So most of the move from the morning's figures is the machine, not the code.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
-raw stream): in steady state (the column of batches with no forced GC) the durable loop was at
-1.92–2.25×, 1.91–2.08× with 10 KB and 1.91–2.14× at 4,000 steps over the six runs of 2026-12-06, so
-the 2.5× targets hold there and the 2× one is at the line, not reliably under it; from a freshly
-collected heap (the bold column, which swings most between runs) the 2× target is not met
-(2.07–3.39×), nor reliably the 2.5× ones (2.21–2.96× with 10 KB, 2.13–2.58× at 4,000 steps); the
-first-token overhead was 0.93–1.28 ms over the raw stream before 29d0fd1 and 0.83 and 1.14 ms after
-it (0.88 ms at the median of eight processes), under the 1 ms line at the median but not in every
-run: most of what is left is the in-memory run's own 0.5–0.8 ms. The notes below are
+raw stream), on the machine of 2026-12-06 evening (eight runs, see the last history entry): in
+steady state (the column of batches with no forced GC) all three hold in every run (1.52–1.88×),
+and so does the first-token one (0.63–0.81 ms); from a freshly collected heap (the bold column,
+which swings most between runs) the 2× target is not met (2.03–3.70×), the 10 KB one only in half
+the runs (1.81–2.98×), the 4,000-step one in all (1.98–2.44×). On the morning's machine the steady
+state was at the 2× line (1.92–2.25×, 1.91–2.08× with 10 KB, 1.91–2.14× at 4,000 steps over six
+runs) and the first token 0.83–1.28 ms; the tree before the evening's changes gives this machine's
+figures too, so a ratio here depends on the machine as much as on the code. What a fresh heap adds
+is the run resuming after a pause (the history above): about half of it in the store's calls
+(scratch timers around them: appendSteps 3.3–6.4 ms a run after a forced GC against 2.1–2.3 back to back; the SQLite
+transaction itself 1.6 against 1.4 ms, the rest the rows' JavaScript, everything slower), the rest
+spread over the run. The notes below are
 from before the 2026-12-05 changes. The budget they leave a durable step is about one
 in-memory step (16 µs at load 2; a run in memory without listeners builds no events at all). A
 profile of the durable loop (node --cpu-prof, 250 runs of 1,000 steps, load 22–25) after commit

@@ -15,7 +15,7 @@ import { writeResultsSection } from './resultsSection.js';
  * write, so they pay nothing more.
  */
 /** What the section says after the table: the history of these figures (kept here so a re-run writes it again). */
-const HISTORY = `The table is the tree of 977f6e3 (wall clock, 2026-12-06, load 1.2–1.6; the paragraphs below have the history). An hour before, on 4fbe936 (the same recorders) at load 1.2–2.2: kept 1.093, kept and read 1.078, counting 1.047, JSONL 1.211, no-op onEvent 1.567, MemoryRecorder 2.014. The table before these was the tree of 7d87371 at load 1.5–1.7: kept 1.086, kept and read 1.135, counting 1.081, JSONL 1.154, no-op onEvent 1.485, MemoryRecorder 2.035; the one before it was the tree of 7171041 at load 4.7–5.3: kept 1.128, kept and read 1.105, counting 1.092, JSONL 1.145, MemoryRecorder 1.955; before that b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
+const HISTORY = `The table is the tree of 103c552 (wall clock, 2026-12-06 evening, a new machine, load 2.1–2.6); a run just before it on the same tree (load 1.6–2.1) gave kept 1.004, kept and read 1.097, counting 1.075, no-op onEvent 1.191, JSONL 1.111, MemoryRecorder 1.632 (the last two rows moved with the stamping change described at the end). Earlier that day the table was the tree of 977f6e3 (load 1.2–1.6; the paragraphs below have the history). An hour before that, on 4fbe936 (the same recorders) at load 1.2–2.2: kept 1.093, kept and read 1.078, counting 1.047, JSONL 1.211, no-op onEvent 1.567, MemoryRecorder 2.014. The table before these was the tree of 7d87371 at load 1.5–1.7: kept 1.086, kept and read 1.135, counting 1.081, JSONL 1.154, no-op onEvent 1.485, MemoryRecorder 2.035; the one before it was the tree of 7171041 at load 4.7–5.3: kept 1.128, kept and read 1.105, counting 1.092, JSONL 1.145, MemoryRecorder 1.955; before that b0d57ce: kept 1.160, counting 1.090, no-op onEvent 1.461, JSONL 1.140, MemoryRecorder 1.848 at load 3.6–4.7; and 125c141 before that: kept 1.175, counting 0.944, no-op onEvent 1.349, JSONL 1.213, MemoryRecorder 1.878 at load 4.0–5.3).
 
 The tree before the light path (965f32a) and after it (18e08e8, 5ea064a; the run also carried the
 budget change described under Budgets, which no run without a budget reaches), one after the other
@@ -165,7 +165,22 @@ Encoding 10,000 records alone takes 3.4 ms and flattening, encoding and appendin
 (scratch, 50 rotated rounds); joining the lines of a batch from an array (8.45 ms), a latin1 Buffer
 (11.3 ms), and writing each line into a preallocated Buffer (utf8Write 13.2 ms, latin1Write 12.0
 ms) were all slower than today's string (8.1–8.6 ms), so nothing was changed: about 0.8 µs a line
-is what a line of JSON costs here, 3–4 % of this loop's 20–25 µs step.`;
+is what a line of JSON costs here, 3–4 % of this loop's 20–25 µs step.
+Stamped events without a spread (0eb90cf, 5cff6b9; 2026-12-06 evening, a new machine): on Node 20
+an object begun with a spread takes every key added after it on a slow path (\`npx tsx
+bench/objectCopy.bench.ts\`, load about 2: \`{ ...event, <8 envelope keys> }\` 10–12 µs, \`{ ...event,
+seq }\` 0.7–0.9 µs, \`Object.assign({}, event, envelope)\` 0.3–0.35 µs), and every stamped event was
+built that way, as were a node's events (+ its id) and an agent's (+ its name, every
+\`model.delta\`). They are now built by \`withFields\` (\`Object.assign\` onto a new object; an own
+\`__proto__\` key copied with defineProperty, as the spread keeps it). The transition recorders never
+took stamped events, so their rows do not move; the two comparison rows do. Builds of 2dd22d5 and
+103c552 side by side (\`SWITCHBOARD_BENCH_ONLY=onEvent,memoryRecorder npx tsx bench/overheadBuilds.bench.ts
+before=… after=…\`, 21 pairs, load 1.6–1.9), CPU (wall) with ÷ without: a no-op onEvent 1.338 (1.464)
+→ 1.152 (1.206), a MemoryRecorder 1.777 (1.916) → 1.547 (1.600); a streamed 200-token answer to its
+end (\`npx tsx bench/firstTokenBuilds.bench.ts\`, 61 rounds, load 1.9) 4.82 → 4.34 ms in memory,
+6.07 → 5.67 ms stored in SQLite, the first token unchanged. Two builds in one process share V8's
+object shapes (one build's spread-made objects slowed the other's in bench/spreadBuilds.bench.ts,
+which runs a process per sample), so these figures may understate the change.`;
 
 const PAIRS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 21);
 const STEPS = 10_000;
