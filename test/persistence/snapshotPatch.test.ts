@@ -23,6 +23,20 @@ function mutate(value: Record<string, unknown>, random: () => number, depth = 0)
   return next;
 }
 
+/**
+ * The one-walk measure a durable step takes equals the diff's: null when nothing changed, else the
+ * bytes a visitor of the diff sums. Returns the diff's patch.
+ */
+function expectMeasuredAsDiffed(prev: Record<string, unknown>, next: Record<string, unknown>, label: string) {
+  let visited = 0;
+  const patch = diffSnapshot(prev, next, (value, keys) => {
+    visited += storableSize(value, 'snapshot');
+    for (const key of keys) visited += key.length + 16;
+  });
+  expect(snapshotChangeSize(prev, next), label).toBe(patch === null ? null : visited);
+  return patch;
+}
+
 describe('snapshot patches', () => {
   it('turn each state of 500 generated sequences into the next one, through JSON, whatever changed', () => {
     for (let seed = 1; seed <= 500; seed++) {
@@ -31,13 +45,7 @@ describe('snapshot patches', () => {
       let state: Record<string, unknown> = { a: 1 };
       for (let step = 0; step < 20; step++) {
         const next = mutate(state, random);
-        let visited = 0;
-        const patch = diffSnapshot(state, next, (value, keys) => {
-          visited += storableSize(value, 'snapshot');
-          for (const key of keys) visited += key.length + 16;
-        });
-        // The one-walk measure a durable step takes: nothing changed, or the bytes the visitor sums.
-        expect(snapshotChangeSize(state, next), `seed ${seed}, step ${step}`).toBe(patch === null ? null : visited);
+        const patch = expectMeasuredAsDiffed(state, next, `seed ${seed}, step ${step}`);
         if (patch !== null) stored = applySnapshotPatch(stored, JSON.parse(JSON.stringify(patch)));
         expect(JSON.stringify(stored), `seed ${seed}, step ${step}`).toBe(JSON.stringify(next));
         state = next;
@@ -72,12 +80,7 @@ describe('snapshot patches', () => {
         let state: Record<string, unknown> = { a: 1 };
         for (let step = 0; step < 20; step++) {
           const next = mutate(state, random);
-          let visited = 0;
-          const patch = diffSnapshot(state, next, (value, keys) => {
-            visited += storableSize(value, 'snapshot');
-            for (const key of keys) visited += key.length + 16;
-          });
-          expect(snapshotChangeSize(state, next), `seed ${seed}, step ${step}`).toBe(patch === null ? null : visited);
+          expectMeasuredAsDiffed(state, next, `seed ${seed}, step ${step}`);
           state = next;
         }
       }

@@ -46,6 +46,16 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-otel-'));
 const store = new SqliteRunStore({ file: join(dir, 'runs.db') });
 afterAll(() => store.close());
 
+
+/** draft → approve (a person) → finish: a stored run that waits once and is resumed. */
+const approvalGraph = () =>
+  new StateGraph({ name: 'approval' })
+    .addNode('draft', () => 'draft')
+    .addNode('approve', humanNode({ reason: 'approve it' }))
+    .addNode('finish', (ctx) => `done: ${String(ctx.get('humanReply'))}`)
+    .start('draft')
+    .addEdge('draft', 'approve')
+    .addEdge('approve', 'finish');
 describe('OpenTelemetryRecorder', () => {
   it('makes run, node, model-call and tool-call spans with parents from the envelope', async () => {
     const { recorder, spans, named, one } = tracing();
@@ -123,13 +133,7 @@ describe('OpenTelemetryRecorder', () => {
   });
 
   it('gives each leg of a stored run its span, and replays stored events into the same tree', async () => {
-    const graph = new StateGraph({ name: 'approval' })
-      .addNode('draft', () => 'draft')
-      .addNode('approve', humanNode({ reason: 'approve it' }))
-      .addNode('finish', (ctx) => `done: ${String(ctx.get('humanReply'))}`)
-      .start('draft')
-      .addEdge('draft', 'approve')
-      .addEdge('approve', 'finish');
+    const graph = approvalGraph();
     const live = tracing();
     const first = await graph.run('x', { store, recorders: [live.recorder] });
     expect(first.status).toBe('waiting');
@@ -150,13 +154,7 @@ describe('OpenTelemetryRecorder', () => {
   });
 
   it('starts run and node spans with their attributes in the order the spreads they were built by gave', async () => {
-    const graph = new StateGraph({ name: 'approval' })
-      .addNode('draft', () => 'draft')
-      .addNode('approve', humanNode({ reason: 'approve it' }))
-      .addNode('finish', (ctx) => `done: ${String(ctx.get('humanReply'))}`)
-      .start('draft')
-      .addEdge('draft', 'approve')
-      .addEdge('approve', 'finish');
+    const graph = approvalGraph();
     const live = tracing();
     const first = await graph.run('order 42', { store, recorders: [live.recorder] });
     await resumeRun(graph, first.runId, { reply: 'yes' }, { store, recorders: [live.recorder] });
