@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildArgs } from './buildArgs.js';
 import { median } from './measure.js';
 
 /**
@@ -55,12 +56,7 @@ async function cpuPerStep(task: () => Promise<unknown>): Promise<number> {
 
 try {
   const builds: Build[] = [];
-  for (const arg of process.argv.slice(2)) {
-    const at = arg.indexOf('=');
-    if (at <= 0) throw new Error(`"${arg}": name each build as label=path/to/dist/bundle/index.js`);
-    builds.push(buildOf(arg.slice(0, at), await import(pathToFileURL(resolve(arg.slice(at + 1))).href)));
-  }
-  if (builds.length === 0) throw new Error('no build given: pass label=path/to/dist/bundle/index.js for each build to compare');
+  for (const { label, index } of buildArgs()) builds.push(buildOf(label, await import(pathToFileURL(index).href)));
   for (const build of builds) {
     for (let i = 0; i < 5; i++) {
       await build.memory();

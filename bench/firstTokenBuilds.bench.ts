@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import OpenAI from 'openai';
 import { startFakeOpenAIServer } from '../src/testing/index.js';
+import { buildArgs } from './buildArgs.js';
 import { median } from './measure.js';
 
 /**
@@ -48,12 +49,9 @@ const tasks: Task[] = [{ name: 'raw openai stream', run: raw, times: [], wholes:
 const closers: Array<() => Promise<void>> = [];
 
 try {
-  for (const arg of process.argv.slice(2)) {
-    const at = arg.indexOf('=');
-    if (at <= 0) throw new Error(`"${arg}": name each build as label=path/to/dist/bundle/index.js`);
-    const label = arg.slice(0, at);
+  for (const { label, index } of buildArgs()) {
     // Each build is loaded at run time, untyped.
-    const sb: any = await import(pathToFileURL(resolve(arg.slice(at + 1))).href);
+    const sb: any = await import(pathToFileURL(index).href);
     const agent = new sb.Agent({ name: 'writer', instructions: 'Write.', model: new sb.OpenAIChatModel({ model: 'bench', client }) });
     const graph = new sb.StateGraph({ name: 'first-token' }).addNode('write', new sb.AgentNode(agent)).start('write');
     const store = new sb.SqliteRunStore({ file: join(dir, `${label}.db`) });
@@ -61,7 +59,6 @@ try {
     const streamed = (options: object) => () => timeToFirst(graph.stream('go', options), (event) => event.type === 'model.delta', process.hrtime.bigint());
     tasks.push({ name: `${label} durable`, run: streamed({ store }), times: [], wholes: [] }, { name: `${label} memory`, run: streamed({}), times: [], wholes: [] });
   }
-  if (tasks.length === 1) throw new Error('no build given: pass label=path/to/dist/bundle/index.js for each build to compare');
   for (let i = 0; i < 10; i++) for (const task of tasks) await task.run();
   const load = loadavg()[0] ?? 0;
   for (let round = 0; round < ROUNDS; round++) {

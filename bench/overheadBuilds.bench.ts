@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { buildArgs } from './buildArgs.js';
 import { median, wallAndCpu } from './measure.js';
 
 /**
@@ -71,12 +72,7 @@ const summary = (xs: number[]) => {
 
 try {
   const builds: { label: string; variants: Record<string, [Task, Task]> }[] = [];
-  for (const arg of process.argv.slice(2)) {
-    const at = arg.indexOf('=');
-    if (at <= 0) throw new Error(`"${arg}": name each build as label=path/to/dist/bundle/index.js`);
-    builds.push({ label: arg.slice(0, at), variants: variantsOf(await import(pathToFileURL(resolve(arg.slice(at + 1))).href)) });
-  }
-  if (builds.length === 0) throw new Error('no build given: pass label=path/to/dist/bundle/index.js for each build to compare');
+  for (const { label, index } of buildArgs()) builds.push({ label, variants: variantsOf(await import(pathToFileURL(index).href)) });
   const names = Object.keys(builds[0]!.variants).filter((name) => only === undefined || only.includes(name));
   for (let i = 0; i < 3; i++) for (const build of builds) for (const name of names) for (const task of build.variants[name]!) await task();
   for (const name of names) {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
+import { buildArgs } from './buildArgs.js';
 import { median, wallAndCpu } from './measure.js';
 
 /**
@@ -137,12 +138,7 @@ const sample = (index: string, name: string): number => {
 
 if (process.argv[2] === '--child') await child(process.argv[3]!, process.argv[4]!);
 else {
-  const builds = process.argv.slice(2).map((arg) => {
-    const at = arg.indexOf('=');
-    if (at <= 0) throw new Error(`"${arg}": name each build as label=path/to/dist/bundle/index.js`);
-    return { label: arg.slice(0, at), index: resolve(arg.slice(at + 1)) };
-  });
-  if (builds.length === 0) throw new Error('no build given: pass label=path/to/dist/bundle/index.js for each build to compare');
+  const builds = buildArgs();
   const names = VARIANTS.filter((name) => only === undefined || only.includes(name));
   for (const name of names) {
     const cpu = builds.map(() => [] as number[]);

@@ -3,7 +3,7 @@
  * object — `base`'s own enumerable keys in their order, then `extra`'s, a key both have keeping
  * `base`'s place and taking `extra`'s value — built with `Object.assign` onto a new object. On
  * Node 20 an object begun with a spread takes each key added after it on a slow path: about 0.5–0.8
- * µs a key, 6–10 µs for an event's eight envelope fields, against 0.2–0.3 µs for the whole
+ * µs a key, 6–12 µs for an event's eight envelope fields, against about 0.3 µs for the whole
  * `Object.assign` (`npx tsx bench/objectCopy.bench.ts`). `Object.assign` writes by assignment, so
  * an own `__proto__` key (JSON.parse makes them) would set the prototype instead: such objects are
  * copied key by key, the key kept a plain own key as the spread keeps it.

@@ -46,7 +46,6 @@ const dir = mkdtempSync(join(tmpdir(), 'sb-otel-'));
 const store = new SqliteRunStore({ file: join(dir, 'runs.db') });
 afterAll(() => store.close());
 
-
 /** draft → approve (a person) → finish: a stored run that waits once and is resumed. */
 const approvalGraph = () =>
   new StateGraph({ name: 'approval' })
@@ -56,6 +55,7 @@ const approvalGraph = () =>
     .start('draft')
     .addEdge('draft', 'approve')
     .addEdge('approve', 'finish');
+
 describe('OpenTelemetryRecorder', () => {
   it('makes run, node, model-call and tool-call spans with parents from the envelope', async () => {
     const { recorder, spans, named, one } = tracing();
