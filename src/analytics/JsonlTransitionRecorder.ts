@@ -1,17 +1,21 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { appendFileSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 import { TransitionLineEncoder } from './transitionLine.js';
+import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
+
+/** The longest `flushMs`: Node fires longer timers at once. */
+const MAX_FLUSH_MS = 2_147_483_647;
 
 /** Options for a {@link JsonlTransitionRecorder}: pricing (see `TransitionRecorder`) and how writes are grouped. */
 export interface JsonlTransitionRecorderOptions extends CostOptions {
-  /** Lines written in one append at most (default 256); 1 writes each transition as it happens. */
+  /** Lines written in one append at most: a whole number ≥ 1 (default 256); 1 writes each transition as it happens. */
   batch?: number;
-  /** Milliseconds a line may wait for its batch before it is written anyway (default 1000). */
+  /** Milliseconds a line may wait for its batch before it is written anyway, 0 to 2,147,483,647 (default 1000). */
   flushMs?: number;
 }
 
@@ -23,6 +27,8 @@ export interface JsonlTransitionRecorderOptions extends CostOptions {
  * run complete, and a process that dies loses at most the lines of the runs still going made in
  * the last `flushMs`. Many runs (or a resumed one) can append to the same file; read it back with
  * `readTransitionsFile`. An I/O error stops the recorder (the run goes on) and is kept in {@link error}.
+ * A file that is no path or an existing directory, or options it cannot use, are refused when it is
+ * made: AnalyticsError `invalid_recorder_options`, naming the option.
  *
  * @example
  * await graph.run('hi', { recorders: [new JsonlTransitionRecorder('transitions.jsonl')] });
@@ -47,9 +53,20 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   #timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(file: string, options: JsonlTransitionRecorderOptions = {}) {
+    const where = 'new JsonlTransitionRecorder(file, options)';
+    if (typeof file !== 'string' || file.trim() === '') refuseOption('new JsonlTransitionRecorder(file)', '', 'the path of the file to append to (a non-empty string)', file);
     this.file = resolve(file);
-    this.#batch = Math.max(1, Math.floor(options.batch ?? 256));
-    this.#flushMs = Math.max(0, options.flushMs ?? 1000);
+    if (isDirectory(this.file)) {
+      refuseOption('new JsonlTransitionRecorder(file)', '', `a file, not the directory ${this.file} (name a file in it, e.g. ${join(file, 'transitions.jsonl')})`, file);
+    }
+    checkRecorderOptions(options, where, ['batch', 'flushMs', 'costOf', 'prices']);
+    const { batch = 256, flushMs = 1000 } = options;
+    if (typeof batch !== 'number' || !Number.isInteger(batch) || batch < 1) refuseOption(where, '.batch', 'a whole number of lines ≥ 1 (1 writes each line as it is made)', batch);
+    if (typeof flushMs !== 'number' || !Number.isFinite(flushMs) || flushMs < 0 || flushMs > MAX_FLUSH_MS) {
+      refuseOption(where, '.flushMs', `milliseconds from 0 to ${MAX_FLUSH_MS} (the longest timer Node keeps)`, flushMs);
+    }
+    this.#batch = batch;
+    this.#flushMs = flushMs;
     this.#tracker = new TransitionTracker((record) => this.#add(record), options);
   }
 
@@ -97,5 +114,14 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
       this.#timer = setTimeout(() => this.flush(), this.#flushMs);
       this.#timer.unref?.();
     }
+  }
+}
+
+/** True when `path` names an existing directory; anything that cannot be looked at (the write will say why) is not one. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
   }
 }

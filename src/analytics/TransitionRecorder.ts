@@ -5,6 +5,7 @@ import type { PriceTable } from '../budget/PriceTable.js';
 import { TransitionTracker, type CostOf, type TrackedEvent } from './TransitionTracker.js';
 import { TransitionColumns } from './TransitionColumns.js';
 import { liveRecords } from './liveRecords.js';
+import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 
 /** Options for a {@link TransitionRecorder}. */
 export interface TransitionRecorderOptions {
@@ -25,7 +26,9 @@ export interface TransitionRecorderOptions {
  * typed `Workflow`'s run, the workbench). Runs hand it their events on the light path (see
  * `HopListener`): unstamped, neither redacted nor copied, so a run whose only recorders are
  * transition recorders builds no trace events at all. {@link record} takes stamped events too (a
- * trace read back, say), and makes the same records from them.
+ * trace read back, say), and makes the same records from them. Options it does not take (a name
+ * misspelt, an `onTransition` that is no function, a price that is no price) are refused when it
+ * is made: AnalyticsError `invalid_recorder_options`, naming the option.
  *
  * @example
  * const transitions = new TransitionRecorder();
@@ -40,6 +43,9 @@ export class TransitionRecorder implements TraceRecorder {
   readonly #columns: TransitionColumns | null = null;
 
   constructor(options: TransitionRecorderOptions = {}) {
+    const where = 'new TransitionRecorder(options)';
+    checkRecorderOptions(options, where, ['onTransition', 'costOf', 'prices']);
+    if (options.onTransition !== undefined && typeof options.onTransition !== 'function') refuseOption(where, '.onTransition', 'a function that takes each record (or nothing, to keep them in records)', options.onTransition);
     if (options.onTransition !== undefined) {
       this.#records = [];
       this.hops = new TransitionTracker(options.onTransition, options);

@@ -3,6 +3,7 @@ import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
 import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
+import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 
 /** The fields of an event the tracker reads: a live event or a stored one (its JSON form) alike. */
 export interface TrackedEvent {
@@ -116,6 +117,9 @@ export class TransitionTracker implements HopListener {
   #last: OpenRun | undefined = undefined;
 
   constructor(emit: ((record: TransitionRecord) => void) | TransitionColumns, options: CostOptions = {}) {
+    if (typeof emit !== 'function' && !(emit instanceof TransitionColumns)) refuseOption('new TransitionTracker(emit)', '', 'a function that takes each record, or a TransitionColumns', emit);
+    // Callers pass wider options (storedTransitions' graph and since): only the pricing is checked here.
+    checkRecorderOptions(options, 'new TransitionTracker(emit, options)', null);
     this.#columns = emit instanceof TransitionColumns ? emit : null;
     this.#emit = emit instanceof TransitionColumns ? null : emit;
     this.#costOf = options.costOf ?? priceTableCost(options.prices);

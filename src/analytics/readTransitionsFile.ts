@@ -1,17 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { AnalyticsError } from '../errors/AnalyticsError.js';
+import { describeValue } from '../graph/describeValue.js';
 import { TransitionRecord } from './TransitionRecord.js';
 
 /**
  * Reads the records a `JsonlTransitionRecorder` wrote. A line that is not a record (cut short by a
  * crash, edited by hand) throws AnalyticsError `invalid_transition_record` naming its line, except
- * a last line cut short, which is skipped.
+ * a last line cut short, which is skipped; a file that cannot be read (missing, a directory, no
+ * permission) throws AnalyticsError `unreadable_file`.
  *
  * @example
  * analyzeTransitions(readTransitionsFile('transitions.jsonl'));
  */
 export function readTransitionsFile(file: string): TransitionRecord[] {
-  const lines = readFileSync(file, 'utf8').split('\n');
+  if (typeof file !== 'string' || file.trim() === '') {
+    throw new AnalyticsError(`readTransitionsFile(file): expected the path of a JSONL transitions file (a non-empty string); received ${describeValue(file)}`, 'unreadable_file');
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (a JsonlTransitionRecorder creates it at its first write)' : (error as Error).message;
+    throw new AnalyticsError(`readTransitionsFile: cannot read ${file}: ${reason}; check the path`, 'unreadable_file');
+  }
+  const lines = text.split('\n');
   const records: TransitionRecord[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;

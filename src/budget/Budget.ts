@@ -1,6 +1,6 @@
 import { BudgetError } from '../errors/BudgetError.js';
 import { describeValue } from '../graph/describeValue.js';
-import { ModelPrice, type PriceTable } from './PriceTable.js';
+import { ModelPrice, priceTableProblem, type PriceTable } from './PriceTable.js';
 
 /** The four budgets a run can have. */
 export type BudgetName = 'maxCost' | 'maxTokens' | 'maxIterations' | 'maxDuration';
@@ -107,13 +107,10 @@ export function initialBudget(options: unknown, where = 'RunOptions.budget'): Bu
   if ((limits.maxDuration ?? 0) > MAX_DURATION_MS) refuse('.maxDuration', `at most ${MAX_DURATION_MS} ms (about 24.8 days, the longest timer Node keeps)`, limits.maxDuration);
   let prices: PriceTable | null = null;
   if (given.prices !== undefined) {
-    if (given.prices === null || typeof given.prices !== 'object' || Array.isArray(given.prices)) refuse('.prices', 'an object of { input, output } prices by model id', given.prices);
+    const problem = priceTableProblem(given.prices);
+    if (problem !== null) refuse(`.prices${problem.field}`, problem.expected, problem.value);
     prices = {};
-    for (const [model, price] of Object.entries(given.prices as Record<string, unknown>)) {
-      const parsed = ModelPrice.strict().safeParse(price);
-      if (!parsed.success || model.trim() === '') refuse(`.prices[${JSON.stringify(model)}]`, '{ input, output }: USD per million tokens, finite numbers ≥ 0', price);
-      prices[model] = parsed.data!;
-    }
+    for (const [model, price] of Object.entries(given.prices as Record<string, unknown>)) prices[model] = ModelPrice.parse(price);
   }
   return { limits, prices, models: {}, tokens: 0, costUsd: 0, elapsedMs: 0, exceeded: null };
 }

@@ -14,6 +14,21 @@ export const PriceTable = z.record(z.string().min(1), ModelPrice);
 export type PriceTable = z.infer<typeof PriceTable>;
 
 /**
+ * What is wrong with a price table given in options (`RunOptions.budget.prices`, a transition
+ * recorder's `prices`): the field at fault (`""` for the table itself, `["<model>"]` for an entry),
+ * what it should be and what it is; null when it is a price table.
+ */
+export function priceTableProblem(value: unknown): { field: string; expected: string; value: unknown } | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { field: '', expected: 'an object of { input, output } prices by model id', value };
+  for (const [model, price] of Object.entries(value as Record<string, unknown>)) {
+    if (model.trim() === '' || !ModelPrice.strict().safeParse(price).success) {
+      return { field: `[${JSON.stringify(model)}]`, expected: '{ input, output }: USD per million tokens, finite numbers ≥ 0', value: price };
+    }
+  }
+  return null;
+}
+
+/**
  * List prices of common models (USD per million tokens, as their providers published them in 2025),
  * used for every model a run's own `prices` do not name. Prices change: pass your own for anything
  * that bills you. The offline and scripted models cost nothing.

@@ -56,9 +56,11 @@ export const SWITCHBOARD_ERROR_CODES = [
   // A run's chosen model: a name not offered (the message lists the known ones), or no choice to make (ModelChoiceError).
   'unknown_model',
   'model_not_offered',
-  // Transition analytics: a record that is not a TransitionRecord, a chain that never ends.
+  // Transition analytics: a record that is not a TransitionRecord, a chain that never ends, a recorder's bad options, a transitions file that cannot be read.
   'invalid_transition_record',
   'chain_not_absorbing',
+  'invalid_recorder_options',
+  'unreadable_file',
   // Coordinator failure policy: a specialist failed (onFailure 'fail'), too few completed, a task timed out.
   'specialist_failed',
   'too_few_completed',

@@ -316,7 +316,10 @@ describe('budget options', () => {
     [{ maxIterations: 0 }, 'maxIterations'],
     [{ maxDuration: Number.NaN }, 'maxDuration'],
     [{ maxTurns: 3 }, 'maxTurns'],
-    [{ prices: { 'gpt-x': { input: -1, output: 1 } } }, 'prices'],
+    [{ prices: { 'gpt-x': { input: -1, output: 1 } } }, 'prices["gpt-x"]'],
+    [{ prices: { 'gpt-x': { input: 1, output: 1, currency: 'EUR' } } }, 'prices["gpt-x"]'],
+    [{ prices: { ' ': { input: 1, output: 1 } } }, 'prices[" "]'],
+    [{ prices: [{ input: 1, output: 1 }] }, 'budget.prices:'],
     ['cheap', 'budget'],
   ])('refuses %j before anything runs, naming the field', async (budget, field) => {
     const error = await graph().run('x', { budget: budget as never }).catch((e: unknown) => e);
