@@ -26,8 +26,9 @@ export const SWITCHBOARD_ERROR_CODES = [
   'invalid_budget',
   'budget_exceeded',
   'price_missing',
-  // Step runners: a step recorded as FAILED was reached again without being reset.
+  // Step runners: a step recorded as FAILED was reached again without being reset; a run id whose step records belong to another graph.
   'step_failed',
+  'step_records_conflict',
   // A callback the caller handed in (recorder, onEvent, inspect, clock, reason) threw or rejected.
   'callback_failed',
   // A value too large to store (see MAX_STORED_BYTES), or one the store cannot encode.

@@ -71,12 +71,14 @@ export const StepStatus = z.enum(['RUNNING', 'COMPLETED', 'FAILED']);
 export type StepStatus = z.infer<typeof StepStatus>;
 
 /**
- * One step of a run as `checkpointingStepRunner` records it: `key` is `<step>:<nodeId>` (the 1-based
+ * One step of a run as `checkpointingStepRunner` records it: `graph` the graph's (or workflow's)
+ * name (absent from records written before it was kept), `key` is `<step>:<nodeId>` (the 1-based
  * step number and the node), `output` the node's result and `writes` its shared-state changes once
  * COMPLETED, `error` once FAILED; `attempts` counts the executions.
  */
 export const StepRecord = z.object({
   runId: z.string(),
+  graph: z.string().optional(),
   key: z.string(),
   nodeId: z.string(),
   step: z.number().int(),

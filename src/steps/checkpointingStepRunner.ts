@@ -16,12 +16,22 @@ export function stepRecordStore(store: RunStore, where: string): StepRecordStore
   return store as StepRecordStore;
 }
 
+/** The typed error for a run whose id holds step records of another graph. */
+function recordsConflict(call: StepCall, other: StepRecord): SwitchboardError {
+  return new SwitchboardError(
+    `run id "${call.runId}" holds step records of graph "${other.graph}" (step ${other.key}, ${other.status}); this run is of graph "${call.graph}", and would take those steps' outputs as its own: give it another runId`,
+    { code: 'step_records_conflict', fault: 'user' },
+  );
+}
+
 /**
  * A step runner that records every step in `store` as RUNNING, then COMPLETED with its output and
  * its shared-state writes, or FAILED with its error. A run started again with the same `runId`
  * reuses each COMPLETED step (its output and writes, without executing it) and runs the rest; a
  * FAILED step is not retried by itself — it fails again with `step_failed` until it is reset with
- * `CheckpointManager.resetFailedSteps(runId)`.
+ * `CheckpointManager.resetFailedSteps(runId)`. Records carry the graph's name: a run id that holds
+ * records of another graph fails the run at its first step (`step_records_conflict`), before any
+ * step runs or any record is written.
  *
  * @example
  * const runner = checkpointingStepRunner(store);
@@ -34,10 +44,16 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
   const now = options.now ?? Date.now;
   // The records of a run are read once per run (per runner), then kept in step as they are written.
   const known = new Map<string, Promise<Map<string, StepRecord>>>();
-  const recordsOf = (runId: string) => {
+  const recordsOf = (call: StepCall) => {
+    const runId = call.runId;
     let records = known.get(runId);
     if (records === undefined) {
-      records = steps.listStepRecords(runId).then((list) => new Map(list.map((r) => [r.key, r])));
+      records = steps.listStepRecords(runId).then((list) => {
+        // A run id names one run of one graph: another graph's records are not its steps.
+        const other = list.find((r) => r.graph !== undefined && r.graph !== call.graph);
+        if (other !== undefined) throw recordsConflict(call, other);
+        return new Map(list.map((r) => [r.key, r]));
+      });
       known.set(runId, records);
       // A failed read is not kept: the next step reads again.
       records.catch(() => known.delete(runId));
@@ -51,7 +67,7 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
   return {
     name: 'checkpointing',
     async run(call: StepCall, execute: () => Promise<AgentResult | null>): Promise<AgentResult | null> {
-      const records = await recordsOf(call.runId);
+      const records = await recordsOf(call);
       const found = records.get(call.key);
       if (found?.status === 'COMPLETED') {
         call.replay(found.writes);
@@ -66,10 +82,11 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
       }
       const attempts = (found?.attempts ?? 0) + 1;
       // Each record is one literal, in the key order a stored record keeps: on Node 20 an object
-      // begun with a spread takes every key added after it on a slow path (about 6 µs for these
-      // six, twice a step).
+      // begun with a spread takes every key added after it on a slow path (about 6 µs for six
+      // keys, twice a step).
       const record = (status: StepRecord['status'], output: AgentResult | null, writes: StepRecord['writes'], error: StepRecord['error']): StepRecord => ({
         runId: call.runId,
+        graph: call.graph,
         key: call.key,
         nodeId: call.nodeId,
         step: call.step,

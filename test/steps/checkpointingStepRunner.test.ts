@@ -161,7 +161,7 @@ describe('step runners', () => {
       '3:three RUNNING 1', '3:three COMPLETED 1', '4:four RUNNING 1', '4:four COMPLETED 1',
     ]);
     for (const record of written) {
-      const base = { runId: record.runId, key: record.key, nodeId: record.nodeId, step: record.step, attempts: record.attempts };
+      const base = { runId: record.runId, graph: 'pipeline', key: record.key, nodeId: record.nodeId, step: record.step, attempts: record.attempts };
       const spread = { ...base, status: record.status, output: record.output, writes: record.writes, error: record.error, updatedAt: record.updatedAt };
       expect(Object.keys(record)).toEqual(Object.keys(spread));
       expect(JSON.stringify(record)).toBe(JSON.stringify(spread));
@@ -169,6 +169,41 @@ describe('step runners', () => {
     expect(written.map((r) => r.updatedAt)).toEqual(written.map((_r, i) => 1_007 + 7 * i));
     expect(written[1]!.writes).toEqual({ set: { fetched: 'order:fetched' }, deleted: [] });
     expect(written[5]!.error?.message).toContain('upstream 503');
+  });
+
+  it('refuses to take another graph\'s step records as its own, before running or writing anything', async () => {
+    const store = new MemoryRunStore();
+    const c = counters();
+    c.outage.on = false;
+    const first = await pipeline(c).run('order', { runId: 'order-7', stepRunner: checkpointingStepRunner(store) });
+    expect(first.status).toBe('completed');
+    const before = await new CheckpointManager(store).getRunState('order-7');
+    expect(before.steps.map((s) => s.graph)).toEqual(['pipeline', 'pipeline', 'pipeline', 'pipeline']);
+    // Another graph with a node of the same id at the same step: without the graph in the records it
+    // would return the pipeline's output for its own first step without running it.
+    let ran = 0;
+    const other = new StateGraph({ name: 'refunds' })
+      .addNode('one', () => {
+        ran += 1;
+        return 'refund';
+      })
+      .start('one');
+    for (const runner of [checkpointingStepRunner(store), checkpointingStepRunner(store)]) {
+      const run = await other.run('order', { runId: 'order-7', stepRunner: runner });
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('step_records_conflict');
+      expect(run.error?.message).toContain('graph "pipeline"');
+      expect(run.error?.message).toContain('this run is of graph "refunds"');
+      expect(run.outputText).not.toBe('order-1');
+    }
+    expect(ran).toBe(0);
+    expect(await new CheckpointManager(store).getRunState('order-7')).toEqual(before);
+    // Records written before the graph was kept (no graph field) are still reused by a run of any name.
+    const legacy = new MemoryRunStore();
+    await legacy.putStepRecord({ runId: 'old-1', key: '1:one', nodeId: 'one', step: 1, attempts: 1, status: 'COMPLETED', output: { outputText: 'kept' }, writes: null, error: null, updatedAt: 1 });
+    const reused = await other.run('x', { runId: 'old-1', stepRunner: checkpointingStepRunner(legacy) });
+    expect(reused.outputText).toBe('kept');
+    expect(ran).toBe(0);
   });
 
   it('refuses a runner that is not one, and a store that cannot keep step records', async () => {
