@@ -1,3 +1,5 @@
+import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { describeValue } from '../graph/describeValue.js';
 import type { RunStore, StepRecord } from '../persistence/RunStore.js';
 import { stepRecordStore, type StepRecordStore } from './checkpointingStepRunner.js';
 
@@ -29,6 +31,7 @@ export class CheckpointManager {
 
   /** Each recorded step of the run: its status, output (COMPLETED) or error (FAILED), and attempts. */
   async getRunState(runId: string): Promise<RunStepState> {
+    checkRunId(runId, 'getRunState');
     const steps = await this.#store.listStepRecords(runId);
     const counts = { RUNNING: 0, COMPLETED: 0, FAILED: 0 };
     for (const step of steps) counts[step.status] += 1;
@@ -40,9 +43,17 @@ export class CheckpointManager {
    * off by a crash), so the next run with this id executes them again. Resolves to their keys.
    */
   async resetFailedSteps(runId: string): Promise<string[]> {
+    checkRunId(runId, 'resetFailedSteps');
     const steps = await this.#store.listStepRecords(runId);
     const keys = steps.filter((s) => s.status !== 'COMPLETED').map((s) => s.key);
     await this.#store.deleteStepRecords(runId, keys);
     return keys;
+  }
+}
+
+/** A run id as the runs that record steps take it (`RunOptions.runId`): a blank or non-string one names no run. */
+function checkRunId(runId: unknown, method: string): void {
+  if (typeof runId !== 'string' || runId.trim() === '') {
+    throw new GraphDefinitionError(`CheckpointManager.${method}(runId): runId must be the non-blank id of a run; received ${describeValue(runId)}`);
   }
 }

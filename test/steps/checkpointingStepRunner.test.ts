@@ -206,9 +206,16 @@ describe('step runners', () => {
     expect(ran).toBe(0);
   });
 
-  it('refuses a runner that is not one, and a store that cannot keep step records', async () => {
+  it('refuses a runner that is not one, a store that cannot keep step records, and a run id that names no run', async () => {
     const c = counters();
     await expect(pipeline(c).run('x', { stepRunner: {} as never })).rejects.toThrow(/stepRunner must be a StepRunner/);
     expect(() => checkpointingStepRunner({} as RunStore)).toThrow(/cannot keep step records/);
+    // A blank or missing run id names no run: said so, not answered with an empty state.
+    const manager = new CheckpointManager(new MemoryRunStore());
+    for (const runId of ['', '  ', undefined, 42]) {
+      await expect(manager.getRunState(runId as never)).rejects.toMatchObject({ code: 'graph_definition', message: expect.stringContaining('getRunState(runId): runId must be the non-blank id of a run') });
+      await expect(manager.resetFailedSteps(runId as never)).rejects.toMatchObject({ code: 'graph_definition', message: expect.stringContaining('resetFailedSteps(runId)') });
+    }
+    expect((await manager.getRunState('never-ran')).steps).toEqual([]);
   });
 });
