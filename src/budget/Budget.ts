@@ -64,6 +64,12 @@ export interface BudgetState {
   /** Set once a budget is spent; from then on the budgets no longer stop the run (its `onBudgetExceeded` node runs). */
   exceeded: BudgetExceeded | null;
   /**
+   * True once the run's `onBudgetExceeded` node has completed (absent: false): from then on no model
+   * call is made (a node that tries fails the run, `budget_exceeded`) until a person replies to a
+   * human node, so a handler that leads back into the work cannot spend past the limit.
+   */
+  locked?: boolean;
+  /**
    * Steps executed inside sub-workflows, less the sub-workflow steps that ran them (absent: 0). A
    * run's iterations are its own steps plus these: each executed leaf step counts once, wherever it ran.
    */

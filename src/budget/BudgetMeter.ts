@@ -21,6 +21,8 @@ export class BudgetMeter {
   #tokens: number;
   #costUsd: number;
   #exceeded: BudgetExceeded | null;
+  /** See `BudgetState.locked`. */
+  #locked: boolean;
   /** See `BudgetState.nestedSteps`. */
   #nested: number;
   /** The top-level machine's steps at its last check: the base nested steps count from. */
@@ -37,6 +39,7 @@ export class BudgetMeter {
     this.#tokens = state.tokens;
     this.#costUsd = state.costUsd;
     this.#exceeded = state.exceeded;
+    this.#locked = state.locked === true;
     this.#nested = state.nestedSteps ?? 0;
   }
 
@@ -119,11 +122,28 @@ export class BudgetMeter {
     this.#exceeded ??= exceeded;
   }
 
+  /** The run's `onBudgetExceeded` node completed: no model call from now on (see `BudgetState.locked`). */
+  lock(): void {
+    if (this.#exceeded !== null) this.#locked = true;
+  }
+
+  /** A person replied to a human node: what follows runs as they decided, model calls included. */
+  release(): void {
+    this.#locked = false;
+  }
+
   /**
    * Before a model call: throws a `budget_exceeded` BudgetError when a budget is spent, or a
    * `price_missing` one when the run has `maxCost` and nothing prices `model`.
    */
   beforeCall(model: string): void {
+    const stopped = this.#exceeded;
+    if (this.#locked && stopped !== null) {
+      throw new BudgetError(
+        `the run's ${stopped.budget} budget was spent (${format(stopped.spent)} of ${format(stopped.limit)}) and its onBudgetExceeded node has run: no model call is made after it until a person replies to a human node; the call to "${model}" was not made`,
+        { code: 'budget_exceeded', exceeded: stopped },
+      );
+    }
     const spent = this.check();
     if (spent !== null) {
       throw new BudgetError(`the run's ${spent.budget} budget is spent (${format(spent.spent)} of ${format(spent.limit)}); the model call to "${model}" was not made`, {
@@ -186,7 +206,15 @@ export class BudgetMeter {
    * every stored snapshot (see `persistedSnapshot`).
    */
   changedSince(state: BudgetState | null): boolean {
-    return state === null || this.#nested !== (state.nestedSteps ?? 0) || this.#tokens !== state.tokens || this.#costUsd !== state.costUsd || this.#models !== state.models || this.#exceeded !== state.exceeded;
+    return (
+      state === null ||
+      this.#nested !== (state.nestedSteps ?? 0) ||
+      this.#tokens !== state.tokens ||
+      this.#costUsd !== state.costUsd ||
+      this.#models !== state.models ||
+      this.#exceeded !== state.exceeded ||
+      this.#locked !== (state.locked === true)
+    );
   }
 
   /** The budget state to keep in the machine context now. */
@@ -194,6 +222,8 @@ export class BudgetMeter {
     const state: BudgetState = { ...this.#state, models: this.#models, tokens: this.#tokens, costUsd: this.#costUsd, elapsedMs: this.elapsed(), exceeded };
     if (this.#nested !== 0) state.nestedSteps = this.#nested;
     else delete state.nestedSteps;
+    if (this.#locked) state.locked = true;
+    else delete state.locked;
     return state;
   }
 }

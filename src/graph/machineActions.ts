@@ -114,6 +114,8 @@ export function machineActions(spec: GraphSpec) {
     completeNode: assign((args: Args, { nodeId, key, outcome }: HopParams) => {
       const { result, durationMs, endedAt, decision } = args.event.output as NodeActorOutput;
       const runtime = runtimeOf(args.self);
+      // The run's handler of a spent budget has run: nothing after it calls a model (until a person replies).
+      if (nodeId === spec.budgetNode?.id && !runtime.nestedMeter) runtime.meter?.lock();
       const node = spec.byKey.get(key)!;
       // A step to another node, reported to light-path listeners only: its completion and its edge in one call.
       if (outcome === 'edge' && decision.entry !== -1 && decision.unmatched === undefined && runtime.listening && runtime.stepsInOneCall) {
@@ -204,6 +206,8 @@ export function machineActions(spec: GraphSpec) {
       const value = checked.ok ? checked.value : reply;
       const runtime = runtimeOf(args.self);
       const since = args.context.waiting?.since ?? runtime.clock.now();
+      // A person replied: a budget's lock after its handler no longer holds (see BudgetState.locked).
+      runtime.meter?.release();
       try {
         bind(args).put(human.replyKey, value);
       } catch (error) {
