@@ -8,8 +8,55 @@ const STORE_METHODS = ['insertRun', 'getRun', 'listRuns', 'updateRun', 'renewLea
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
+/** Every option a run or a resume takes (`RunOptions`, `ResumeOptions`, `DurableOptions`): see {@link checkOptionKeys}. */
+const KNOWN_OPTIONS: readonly string[] = [
+  'runId', 'signal', 'session', 'maxSteps', 'state', 'onEvent', 'recorders', 'inspect', 'clock', 'budget', 'stepRunner', 'breakpoints',
+  'store', 'owner', 'leaseMs', 'streaming', 'specialistRuns',
+];
+
+/** What a slip may have meant: the run options, and a typed workflow's own (taken before its run starts). */
+const SUGGESTED: readonly string[] = [...KNOWN_OPTIONS, 'context', 'maxIterations'];
+
+/** The option `key` is most likely a slip for, if any: the same letters in another case, or one or two edits away. */
+function closestOption(key: string): string | null {
+  const lower = key.toLowerCase();
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const known of SUGGESTED) {
+    const distance = known.toLowerCase() === lower ? 0 : editDistance(lower, known.toLowerCase(), bestDistance);
+    if (distance < bestDistance) [best, bestDistance] = [known, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance of `a` and `b`, or `cap` once it is at least that. */
+function editDistance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) >= cap) return cap;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    if (Math.min(...row) >= cap) return cap;
+    previous = row;
+  }
+  return Math.min(previous[b.length]!, cap);
+}
+
 function fail(field: string, expected: string, value: unknown): never {
   throw new GraphDefinitionError(`${field} must be ${expected}; received ${describeValue(value)}`);
+}
+
+/**
+ * Refuses a key of a run's start options that names no option (a misspelt `budget` would otherwise
+ * start a run without its budget, with nothing said), suggesting the option it is closest to.
+ */
+export function checkOptionKeys(options: object, where = 'RunOptions'): void {
+  for (const key of Object.keys(options)) {
+    if (KNOWN_OPTIONS.includes(key)) continue;
+    const near = closestOption(key);
+    const hint = near === null ? `; the options are ${KNOWN_OPTIONS.join(', ')}` : `: did you mean "${near}"?`;
+    throw new GraphDefinitionError(`${where}.${key} is not an option of a run${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { executeRun } from './executeRun.js';
 import type { RunOptions } from './RunOptions.js';
 import type { WorkflowEvent } from './WorkflowEvent.js';
 import type { WorkflowRun } from './WorkflowRun.js';
-import { checkRunOptions } from './checkRunOptions.js';
+import { checkOptionKeys, checkRunOptions } from './checkRunOptions.js';
 
 /**
  * Runs in memory, or stored (checkpointed after every node) when `options.store` is given.
@@ -19,6 +19,7 @@ export function startRun(
   listener?: (event: WorkflowEvent) => void,
 ): Promise<WorkflowRun> {
   checkRunOptions(options);
+  checkOptionKeys(options);
   // The initial state is checked like any write, before anything runs or is stored.
   if (options.state !== undefined) options = { ...options, state: specOf(machine).state.initial(options.state) };
   return options.store === undefined
