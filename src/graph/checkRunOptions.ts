@@ -14,17 +14,17 @@ const KNOWN_OPTIONS: readonly string[] = [
   'store', 'owner', 'leaseMs', 'streaming', 'specialistRuns',
 ];
 
-/** What a slip may have meant: the run options, and a typed workflow's own (taken before its run starts). */
-const SUGGESTED: readonly string[] = [...KNOWN_OPTIONS, 'context', 'maxIterations'];
+/** The options a resume takes (`ResumeOptions`): a run's start options less what its snapshot keeps. */
+const RESUME_OPTIONS: readonly string[] = ['store', 'owner', 'leaseMs', 'signal', 'session', 'onEvent', 'recorders', 'inspect', 'clock', 'streaming', 'stepRunner', 'specialistRuns'];
 
-/** The option `key` is most likely a slip for, if any: the same letters in another case, or one or two edits away. */
-function closestOption(key: string): string | null {
+/** The option of `known` that `key` is most likely a slip for, if any: the same letters in another case, or one or two edits away (a typed workflow's own options count too). */
+function closestOption(key: string, known: readonly string[]): string | null {
   const lower = key.toLowerCase();
   let best: string | null = null;
   let bestDistance = 3;
-  for (const known of SUGGESTED) {
-    const distance = known.toLowerCase() === lower ? 0 : editDistance(lower, known.toLowerCase(), bestDistance);
-    if (distance < bestDistance) [best, bestDistance] = [known, distance];
+  for (const option of [...known, 'context', 'maxIterations']) {
+    const distance = option.toLowerCase() === lower ? 0 : editDistance(lower, option.toLowerCase(), bestDistance);
+    if (distance < bestDistance) [best, bestDistance] = [option, distance];
   }
   return best;
 }
@@ -51,11 +51,15 @@ function fail(field: string, expected: string, value: unknown): never {
  * start a run without its budget, with nothing said), suggesting the option it is closest to.
  */
 export function checkOptionKeys(options: object, where = 'RunOptions'): void {
+  const resume = where === 'ResumeOptions';
+  const known = resume ? RESUME_OPTIONS : KNOWN_OPTIONS;
   for (const key of Object.keys(options)) {
-    if (KNOWN_OPTIONS.includes(key)) continue;
-    const near = closestOption(key);
-    const hint = near === null ? `; the options are ${KNOWN_OPTIONS.join(', ')}` : `: did you mean "${near}"?`;
-    throw new GraphDefinitionError(`${where}.${key} is not an option of a run${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);
+    if (known.includes(key)) continue;
+    // A run option a resume does not take (its budget, state, run id and fuse are the run's, kept in its snapshot).
+    const why = resume && KNOWN_OPTIONS.includes(key) ? `; it belongs to the run's start (a resumed run keeps its own ${key}); a resume takes ${known.join(', ')}` : null;
+    const near = closestOption(key, known);
+    const hint = why ?? (near === null ? `; the options are ${known.join(', ')}` : `: did you mean "${near}"?`);
+    throw new GraphDefinitionError(`${where}.${key} is not an option of a ${resume ? 'resume' : 'run'}${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);
   }
 }
 

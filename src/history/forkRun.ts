@@ -127,7 +127,7 @@ export async function forkRun(graph: RegisteredGraph, runId: string, fork: ForkO
     if (run.status !== 'waiting' || run.steps > at || run.waiting?.specialist !== undefined) return run;
     const reply = recordedReply(machine, history, run.steps);
     if (reply === null) return run;
-    const { store: _store, runId: _id, state: _state, maxSteps: _max, budget: _budget, ...rest } = options;
+    const { store: _store, runId: _id, state: _state, maxSteps: _max, budget: _budget, breakpoints: _breakpoints, ...rest } = options;
     run = await resumeRun(machine, forkId, reply, { ...rest, store, stepRunner: runner });
   }
 }

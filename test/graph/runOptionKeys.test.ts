@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GraphDefinitionError, RunManager, SqliteRunStore, StateGraph, Workflow, step } from '../../src/index.js';
+import { GraphDefinitionError, RunManager, SqliteRunStore, StateGraph, Workflow, humanNode, resumeRun, step } from '../../src/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -55,6 +55,33 @@ describe('a run refuses options it does not have, before anything runs or is sto
       expect(await store.listRuns()).toEqual([]);
       // The options it has are taken as before.
       expect((await graph.run('go', { store, budget: { maxTokens: 10 }, maxSteps: 5, runId: 'fine' })).status).toBe('completed');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('a resume refuses options it does not have, and the run options only a start takes', () => {
+  it('names the slip or says the option is the run\'s own, and leaves the run waiting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-option-keys-'));
+    dirs.push(dir);
+    const store = new SqliteRunStore({ file: join(dir, 'runs.db') });
+    try {
+      const graph = new StateGraph({ name: 'ask' }).addNode('ask', humanNode({ reason: 'ok?' })).addNode('done', () => 'done').start('ask').addEdge('ask', 'done');
+      const runs = new RunManager({ store, graphs: [graph] });
+      const waiting = await runs.start('ask', 'go', { budget: { maxTokens: 10 } });
+      expect(waiting.status).toBe('waiting');
+      const refused = async (resume: () => Promise<unknown>, ...parts: string[]) => {
+        const error = await resume().then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(GraphDefinitionError);
+        for (const part of parts) expect((error as Error).message).toContain(part);
+      };
+      await refused(() => runs.resume(waiting.runId, { reply: 'yes' }, { singal: AbortSignal.timeout(1_000) } as never), 'ResumeOptions.singal is not an option of a resume: did you mean "signal"?');
+      await refused(() => resumeRun(graph, waiting.runId, { reply: 'yes' }, { store, budget: { maxTokens: 1_000 } } as never), 'ResumeOptions.budget is not an option of a resume', 'keeps its own budget');
+      await refused(() => resumeRun(graph, waiting.runId, { reply: 'yes' }, { store, runId: 'other' } as never), 'ResumeOptions.runId');
+      expect((await store.getRun(waiting.runId))?.status).toBe('waiting');
+      const done = await runs.resume(waiting.runId, { reply: 'yes' }, { signal: AbortSignal.timeout(10_000) });
+      expect(done.status).toBe('completed');
     } finally {
       await store.close();
     }

@@ -48,6 +48,8 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
       await store.updateRun(record.runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null });
     }
   }
+  // What a resume takes: the graphs and markOnly are recovery's own.
+  const { graphs: _graphs, markOnly: _markOnly, ...resume } = options;
   const outcomes: RecoveryOutcome[] = [];
   for (const record of await store.listRuns({ status: 'interrupted', limit: 10_000 })) {
     const found = options.graphs.find((g) => g.name === record.graphName);
@@ -58,7 +60,7 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
       outcomes.push({ runId: record.runId, outcome: 'skipped', reason: `no graph named "${record.graphName}" is registered in this process` });
     } else {
       try {
-        outcomes.push({ runId: record.runId, outcome: 'recovered', run: await resumeRun(graph, record.runId, undefined, options) });
+        outcomes.push({ runId: record.runId, outcome: 'recovered', run: await resumeRun(graph, record.runId, undefined, resume) });
       } catch (error) {
         outcomes.push({ runId: record.runId, outcome: 'skipped', reason: describeThrown(error) });
       }

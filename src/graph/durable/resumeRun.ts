@@ -8,7 +8,7 @@ import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
 import { guardClock } from '../guardClock.js';
 import { inspectOption, systemClock } from '../RunOptions.js';
 import { describeValue } from '../describeValue.js';
-import { checkRunOptions } from '../checkRunOptions.js';
+import { checkOptionKeys, checkRunOptions } from '../checkRunOptions.js';
 import { GraphDefinitionError } from '../../errors/GraphDefinitionError.js';
 import type { RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
@@ -111,6 +111,7 @@ export async function resumeRun(
     throw new RunStateError(`resume(${runId}): pass { reply } (text, or JSON for a node with a reply schema) or nothing; received ${describeValue(event)}`, { code: 'invalid_reply', runId });
   }
   checkRunOptions(options, 'ResumeOptions');
+  checkOptionKeys(options, 'ResumeOptions');
   const machine = 'toMachine' in graph ? graph.toMachine() : graph;
   // Without a store, the run is one that was started without one: its wait is held in memory.
   const inMemory = options.store === undefined;
