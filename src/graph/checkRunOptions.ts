@@ -8,7 +8,7 @@ const STORE_METHODS = ['insertRun', 'getRun', 'listRuns', 'updateRun', 'renewLea
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-/** Every option a run or a resume takes (`RunOptions`, `ResumeOptions`, `DurableOptions`): see {@link checkOptionKeys}. */
+/** Every option a run's start takes (`RunOptions` with `DurableOptions`, and the engine's own `streaming` and `specialistRuns`): see {@link checkOptionKeys}. */
 const KNOWN_OPTIONS: readonly string[] = [
   'runId', 'signal', 'session', 'maxSteps', 'state', 'onEvent', 'recorders', 'inspect', 'clock', 'budget', 'stepRunner', 'breakpoints',
   'store', 'owner', 'leaseMs', 'streaming', 'specialistRuns',
@@ -47,11 +47,13 @@ function fail(field: string, expected: string, value: unknown): never {
 }
 
 /**
- * Refuses a key of a run's start options that names no option (a misspelt `budget` would otherwise
- * start a run without its budget, with nothing said), suggesting the option it is closest to.
+ * Refuses a key of a run's start options (`kind` 'run') or of a resume's (`kind` 'resume') that the
+ * call does not take — a misspelt `budget` would otherwise start a run without its budget, and a
+ * `budget` given to a resume be dropped, with nothing said — suggesting the option it is closest to.
  */
-export function checkOptionKeys(options: object, where = 'RunOptions'): void {
-  const resume = where === 'ResumeOptions';
+export function checkOptionKeys(options: object, kind: 'run' | 'resume' = 'run'): void {
+  const resume = kind === 'resume';
+  const where = resume ? 'ResumeOptions' : 'RunOptions';
   const known = resume ? RESUME_OPTIONS : KNOWN_OPTIONS;
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
@@ -59,7 +61,7 @@ export function checkOptionKeys(options: object, where = 'RunOptions'): void {
     const why = resume && KNOWN_OPTIONS.includes(key) ? `; it belongs to the run's start (a resumed run keeps its own ${key}); a resume takes ${known.join(', ')}` : null;
     const near = closestOption(key, known);
     const hint = why ?? (near === null ? `; the options are ${known.join(', ')}` : `: did you mean "${near}"?`);
-    throw new GraphDefinitionError(`${where}.${key} is not an option of a ${resume ? 'resume' : 'run'}${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);
+    throw new GraphDefinitionError(`${where}.${key} is not an option of a ${kind}${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);
   }
 }
 

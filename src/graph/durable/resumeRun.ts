@@ -111,7 +111,7 @@ export async function resumeRun(
     throw new RunStateError(`resume(${runId}): pass { reply } (text, or JSON for a node with a reply schema) or nothing; received ${describeValue(event)}`, { code: 'invalid_reply', runId });
   }
   checkRunOptions(options, 'ResumeOptions');
-  checkOptionKeys(options, 'ResumeOptions');
+  checkOptionKeys(options, 'resume');
   const machine = 'toMachine' in graph ? graph.toMachine() : graph;
   // Without a store, the run is one that was started without one: its wait is held in memory.
   const inMemory = options.store === undefined;
