@@ -16,10 +16,11 @@ export function stepRecordStore(store: RunStore, where: string): StepRecordStore
   return store as StepRecordStore;
 }
 
-/** The typed error for a run whose id holds step records of another graph. */
-function recordsConflict(call: StepCall, other: StepRecord): SwitchboardError {
+/** The typed error for a run whose id holds step records of another graph (`other`, and one of its records when known). */
+function recordsConflict(call: StepCall, other: string, record?: StepRecord): SwitchboardError {
+  const which = record === undefined ? '' : ` (step ${record.key}, ${record.status})`;
   return new SwitchboardError(
-    `run id "${call.runId}" holds step records of graph "${other.graph}" (step ${other.key}, ${other.status}); this run is of graph "${call.graph}", and would take those steps' outputs as its own: give it another runId`,
+    `run id "${call.runId}" holds step records of graph "${other}"${which}; this run is of graph "${call.graph}", and would take those steps' outputs as its own: give it another runId`,
     { code: 'step_records_conflict', fault: 'user' },
   );
 }
@@ -44,14 +45,19 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
   const now = options.now ?? Date.now;
   // The records of a run are read once per run (per runner), then kept in step as they are written.
   const known = new Map<string, Promise<Map<string, StepRecord>>>();
+  // A run id names one run of one graph: the graph its records belong to, once this runner knows it.
+  const graphs = new Map<string, string>();
   const recordsOf = (call: StepCall) => {
     const runId = call.runId;
+    const owner = graphs.get(runId);
+    if (owner !== undefined && owner !== call.graph) return Promise.reject(recordsConflict(call, owner));
     let records = known.get(runId);
     if (records === undefined) {
       records = steps.listStepRecords(runId).then((list) => {
-        // A run id names one run of one graph: another graph's records are not its steps.
+        // Another graph's records are not this run's steps.
         const other = list.find((r) => r.graph !== undefined && r.graph !== call.graph);
-        if (other !== undefined) throw recordsConflict(call, other);
+        if (other !== undefined) throw recordsConflict(call, other.graph!, other);
+        graphs.set(runId, call.graph);
         return new Map(list.map((r) => [r.key, r]));
       });
       known.set(runId, records);

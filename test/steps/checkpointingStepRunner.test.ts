@@ -198,6 +198,12 @@ describe('step runners', () => {
     }
     expect(ran).toBe(0);
     expect(await new CheckpointManager(store).getRunState('order-7')).toEqual(before);
+    // One runner for both graphs: the records it already holds for the id are the pipeline's too.
+    const shared = checkpointingStepRunner(store);
+    expect((await pipeline(counters()).run('order', { runId: 'order-8', stepRunner: shared })).status).toBe('failed');
+    const again = await other.run('order', { runId: 'order-8', stepRunner: shared });
+    expect(again.error?.code).toBe('step_records_conflict');
+    expect(ran).toBe(0);
     // Records written before the graph was kept (no graph field) are still reused by a run of any name.
     const legacy = new MemoryRunStore();
     await legacy.putStepRecord({ runId: 'old-1', key: '1:one', nodeId: 'one', step: 1, attempts: 1, status: 'COMPLETED', output: { outputText: 'kept' }, writes: null, error: null, updatedAt: 1 });
