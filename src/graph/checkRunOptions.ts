@@ -14,6 +14,9 @@ const KNOWN_OPTIONS: readonly string[] = [
   'store', 'owner', 'leaseMs', 'streaming', 'specialistRuns',
 ];
 
+/** The options a queued run takes (`QueuedRunOptions`, and the queue's store): a worker runs it, with its own listeners. */
+const QUEUED_OPTIONS: readonly string[] = ['runId', 'state', 'maxSteps', 'budget', 'store'];
+
 /** The options a resume takes (`ResumeOptions`): a run's start options less what its snapshot keeps. */
 const RESUME_OPTIONS: readonly string[] = ['store', 'owner', 'leaseMs', 'signal', 'session', 'onEvent', 'recorders', 'inspect', 'clock', 'streaming', 'stepRunner', 'specialistRuns'];
 
@@ -47,18 +50,23 @@ function fail(field: string, expected: string, value: unknown): never {
 }
 
 /**
- * Refuses a key of a run's start options (`kind` 'run') or of a resume's (`kind` 'resume') that the
+ * Refuses a key of a run's start options (`kind` 'run'), a resume's or a queued run's that the
  * call does not take — a misspelt `budget` would otherwise start a run without its budget, and a
  * `budget` given to a resume be dropped, with nothing said — suggesting the option it is closest to.
  */
-export function checkOptionKeys(options: object, kind: 'run' | 'resume' = 'run'): void {
+export function checkOptionKeys(options: object, kind: 'run' | 'resume' | 'queued run' = 'run'): void {
   const resume = kind === 'resume';
   const where = resume ? 'ResumeOptions' : 'RunOptions';
-  const known = resume ? RESUME_OPTIONS : KNOWN_OPTIONS;
+  const known = resume ? RESUME_OPTIONS : kind === 'queued run' ? QUEUED_OPTIONS : KNOWN_OPTIONS;
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue;
-    // A run option a resume does not take (its budget, state, run id and fuse are the run's, kept in its snapshot).
-    const why = resume && KNOWN_OPTIONS.includes(key) ? `; it belongs to the run's start (a resumed run keeps its own ${key}); a resume takes ${known.join(', ')}` : null;
+    // A run option a resume does not take (its budget, state, run id and fuse are the run's, kept in its
+    // snapshot), or one a queued run cannot honour (a worker runs it, with its own listeners and signal).
+    const why = !KNOWN_OPTIONS.includes(key)
+      ? null
+      : resume
+        ? `; it belongs to the run's start (a resumed run keeps its own ${key}); a resume takes ${known.join(', ')}`
+        : `; a worker runs a queued run, with its own; a queued run takes ${known.join(', ')}`;
     const near = closestOption(key, known);
     const hint = why ?? (near === null ? `; the options are ${known.join(', ')}` : `: did you mean "${near}"?`);
     throw new GraphDefinitionError(`${where}.${key} is not an option of a ${kind}${hint} (received ${describeValue((options as Record<string, unknown>)[key])})`);

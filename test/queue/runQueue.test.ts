@@ -113,6 +113,15 @@ describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQ
     await expect(queue.start('gated', 'x-dup', { runId: `dup-${counter}` })).rejects.toMatchObject({ code: 'run_conflict' });
   });
 
+  it('refuses an option a queued run does not take, before anything is stored or enqueued', async () => {
+    const { queue } = newQueue();
+    const before = (await store.listRuns()).length;
+    await expect(queue.start('gated', 'x', { budgett: { maxTokens: 5 } } as never)).rejects.toThrow(/RunOptions\.budgett is not an option of a queued run: did you mean "budget"\?/);
+    // Options of a run started here that a worker's run cannot honour are said to be so, not dropped.
+    await expect(queue.start('gated', 'x', { onEvent: () => undefined } as never)).rejects.toThrow(/a worker runs a queued run, with its own; a queued run takes runId, state, maxSteps, budget, store/);
+    expect((await store.listRuns()).length).toBe(before);
+  });
+
   it('names a missing or malformed Redis URL as queue_config', () => {
     newQueue();
     const saved = process.env.SWITCHBOARD_REDIS_URL;

@@ -3,7 +3,7 @@ import { createActor } from 'xstate';
 import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
 import type { AgentRequest } from '../AgentNode.js';
 import { directMachine, isGraphModel, specOf, type GraphMachine } from '../compileMachine.js';
-import { checkRunOptions } from '../checkRunOptions.js';
+import { checkOptionKeys, checkRunOptions } from '../checkRunOptions.js';
 import { machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
 import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
@@ -33,6 +33,7 @@ export async function insertQueuedRun(
 ): Promise<RunRecord> {
   const { trace, ...checked } = options;
   checkRunOptions(checked);
+  checkOptionKeys(checked, 'queued run');
   const request = toRequest(input);
   if (options.state !== undefined) assertJson(options.state, 'RunOptions.state');
   const spec = specOf(machine);
