@@ -8,17 +8,25 @@ const STORE_METHODS = ['insertRun', 'getRun', 'listRuns', 'updateRun', 'renewLea
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
+/**
+ * The options each call takes, as records keyed by the options' own interfaces: an option added to
+ * `RunOptions` or `ResumeOptions` and not here fails to compile, instead of being refused at run time.
+ */
+const RUN_KEYS: Record<keyof RunOptions | 'streaming' | 'specialistRuns', true> = {
+  runId: true, signal: true, session: true, maxSteps: true, state: true, onEvent: true, recorders: true, inspect: true, clock: true, budget: true, stepRunner: true, breakpoints: true,
+  store: true, owner: true, leaseMs: true, streaming: true, specialistRuns: true,
+};
+const RESUME_KEYS: Record<keyof ResumeOptions, true> = {
+  store: true, owner: true, leaseMs: true, signal: true, session: true, onEvent: true, recorders: true, inspect: true, clock: true, streaming: true, stepRunner: true, specialistRuns: true,
+};
+/** A queued run's (`QueuedRunOptions`, and the queue's store): a worker runs it, with its own listeners. */
+const QUEUED_KEYS: Record<keyof Pick<RunOptions, 'runId' | 'state' | 'maxSteps' | 'budget' | 'store'>, true> = { runId: true, state: true, maxSteps: true, budget: true, store: true };
+
 /** Every option a run's start takes (`RunOptions` with `DurableOptions`, and the engine's own `streaming` and `specialistRuns`): see {@link checkOptionKeys}. */
-const KNOWN_OPTIONS: readonly string[] = [
-  'runId', 'signal', 'session', 'maxSteps', 'state', 'onEvent', 'recorders', 'inspect', 'clock', 'budget', 'stepRunner', 'breakpoints',
-  'store', 'owner', 'leaseMs', 'streaming', 'specialistRuns',
-];
-
-/** The options a queued run takes (`QueuedRunOptions`, and the queue's store): a worker runs it, with its own listeners. */
-const QUEUED_OPTIONS: readonly string[] = ['runId', 'state', 'maxSteps', 'budget', 'store'];
-
+const KNOWN_OPTIONS: readonly string[] = Object.keys(RUN_KEYS);
+const QUEUED_OPTIONS: readonly string[] = Object.keys(QUEUED_KEYS);
 /** The options a resume takes (`ResumeOptions`): a run's start options less what its snapshot keeps. */
-const RESUME_OPTIONS: readonly string[] = ['store', 'owner', 'leaseMs', 'signal', 'session', 'onEvent', 'recorders', 'inspect', 'clock', 'streaming', 'stepRunner', 'specialistRuns'];
+const RESUME_OPTIONS: readonly string[] = Object.keys(RESUME_KEYS);
 
 /** The option of `known` that `key` is most likely a slip for, if any: the same letters in another case, or one or two edits away (a typed workflow's own options count too). */
 function closestOption(key: string, known: readonly string[]): string | null {
