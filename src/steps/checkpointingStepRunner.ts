@@ -74,6 +74,9 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
     name: 'checkpointing',
     async run(call: StepCall, execute: () => Promise<AgentResult | null>): Promise<AgentResult | null> {
       const records = await recordsOf(call);
+      // Two graphs' first steps under one id at once share one read: the graph it was read for owns them.
+      const owner = graphs.get(call.runId);
+      if (owner !== undefined && owner !== call.graph) throw recordsConflict(call, owner);
       const found = records.get(call.key);
       if (found?.status === 'COMPLETED') {
         call.replay(found.writes);

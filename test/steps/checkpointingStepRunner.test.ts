@@ -204,6 +204,9 @@ describe('step runners', () => {
     const again = await other.run('order', { runId: 'order-8', stepRunner: shared });
     expect(again.error?.code).toBe('step_records_conflict');
     expect(ran).toBe(0);
+    // Both graphs' first steps under one new id at once, through one runner: one of them is refused.
+    const both = await Promise.all([pipeline(counters()).run('order', { runId: 'order-9', stepRunner: shared }), other.run('order', { runId: 'order-9', stepRunner: shared })]);
+    expect(both.map((r) => r.error?.code).filter((code) => code === 'step_records_conflict')).toHaveLength(1);
     // Records written before the graph was kept (no graph field) are still reused by a run of any name.
     const legacy = new MemoryRunStore();
     await legacy.putStepRecord({ runId: 'old-1', key: '1:one', nodeId: 'one', step: 1, attempts: 1, status: 'COMPLETED', output: { outputText: 'kept' }, writes: null, error: null, updatedAt: 1 });
