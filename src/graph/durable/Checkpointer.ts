@@ -1,5 +1,5 @@
 import type { Actor } from 'xstate';
-import type { RunPatch, RunRecord, RunStore, StoredEvent, StoredRunStatus } from '../../persistence/RunStore.js';
+import { FINISHED_STATUSES, type RunPatch, type RunRecord, type RunStore, type StoredEvent, type StoredRunStatus } from '../../persistence/RunStore.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
 import { scrubSecrets, scrubString } from '../../trace/redact.js';
@@ -84,6 +84,12 @@ export class Checkpointer implements TraceRecorder {
   #logBytes = 0;
   /** Full snapshots queued and not yet written: nodes wait for these. */
   #snapshotsInFlight = 0;
+  /**
+   * The run's finished row, held until {@link close}: it is written in one transaction with the
+   * events emitted after the last macrostep (`run.completed` among them), so a reader in another
+   * process never sees the run finished without its last events.
+   */
+  #finished: RunPatch | null = null;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
     this.#store = store;
@@ -207,7 +213,11 @@ export class Checkpointer implements TraceRecorder {
   /** Writes the remaining step records and events (run.completed) and stops renewing the lease. */
   async close(actor: Actor<GraphMachine>): Promise<void> {
     clearInterval(this.#timer);
-    if (this.#pending > 0) {
+    if (this.#finished !== null) {
+      const patch = this.#finished;
+      this.#finished = null;
+      this.#enqueueSnapshot(patch);
+    } else if (this.#pending > 0) {
       try {
         this.#flush(actor);
       } catch (error) {
@@ -250,7 +260,9 @@ export class Checkpointer implements TraceRecorder {
       this.#base = next;
       this.#latest = next;
     }
-    this.#enqueueSnapshot(patch);
+    // A finished run's row waits for its last events (see #finished); a later snapshot replaces it.
+    this.#finished = FINISHED_STATUSES.has(status) ? patch : null;
+    if (this.#finished === null) this.#enqueueSnapshot(patch);
   }
 
   #enqueueSnapshot(patch: RunPatch): void {
