@@ -1,4 +1,5 @@
-import { FINISHED_STATUSES, type RunStore, type StoredRunStatus } from '../persistence/RunStore.js';
+import { ownerMayBeAlive } from '../graph/durable/owner.js';
+import { FINISHED_STATUSES, type RunRecord, type RunStore, type StoredRunStatus } from '../persistence/RunStore.js';
 import { OutEvent } from './OutEvent.js';
 
 /** Where a subscription reads a run's events: the store, and the in-memory log of a leg running here. */
@@ -19,6 +20,14 @@ export interface SubscriberCallbacks {
   finished(status: StoredRunStatus): void;
   /** Reading the store failed; the subscription stops. */
   failed(error: unknown): void;
+}
+
+/**
+ * True when a finished run's leg may still store events: a run cancelled while it executed keeps
+ * its owner until that leg has written its last ones (see `cancelRun`), or its lease runs out.
+ */
+function stillWriting(record: RunRecord): boolean {
+  return record.owner !== null && (record.leaseExpiresAt ?? 0) > Date.now() && ownerMayBeAlive(record.owner);
 }
 
 /** How many stored events one read of the store returns at most (a long history is read in pages). */
@@ -138,7 +147,7 @@ export class RunSubscription {
         // No leg runs here: the stored status says whether anything can still follow.
         const record = await this.#sources.store.getRun(this.runId);
         if (this.#closed || this.#paused) return;
-        if (record !== null && FINISHED_STATUSES.has(record.status) && !this.#again) {
+        if (record !== null && FINISHED_STATUSES.has(record.status) && !this.#again && !stillWriting(record)) {
           if (!finishedSeen) {
             finishedSeen = true;
             this.#again = true;

@@ -1,5 +1,6 @@
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { END, StateGraph, createServer, type RunPatch, type RunStore, type StoredEvent } from '../../src/index.js';
+import { END, RunManager, StateGraph, createServer, type RunPatch, type RunStore, type StoredEvent } from '../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
 import { SseReader, seqs } from './sseClient.js';
 
@@ -58,6 +59,25 @@ const failing = () =>
     .addEdge('a', 'b')
     .addEdge('b', END);
 
+/** A node that waits until its run is cancelled. */
+const stuck = () =>
+  new StateGraph({ name: 'finished-row-stuck' })
+    .addNode('a', () => 'one')
+    .addNode('wait', (ctx) => new Promise<string>((resolve) => {
+      const timer = setTimeout(() => resolve('woke'), 10_000);
+      ctx.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve('aborted')), { once: true });
+    }))
+    .start('a')
+    .addEdge('a', 'wait')
+    .addEdge('wait', END);
+
+/** Follows a run through a workbench that does not execute it (it polls the store). */
+async function follow(store: RunStore, runId: string): Promise<{ reader: SseReader; close(): Promise<void> }> {
+  const wb = createServer({ store, graphs: [loop(), stuck()], pollMs: 5 });
+  for (let i = 0; i < 400 && (await store.getRun(runId)) === null; i++) await new Promise((r) => setTimeout(r, 5));
+  return { reader: new SseReader(await wb.app.request(`/api/runs/${runId}/stream`)), close: () => wb.close() };
+}
+
 describe.each([
   ['SQLite', sqliteTarget],
   ['PostgreSQL', postgresTarget],
@@ -80,12 +100,10 @@ describe.each([
 
   it('an SSE subscriber of a run executed elsewhere gets run.completed even when that commit is slow', async () => {
     const { store } = observed(target().store, 400);
-    const wb = createServer({ store: target().store, graphs: [loop()], pollMs: 5 });
     const runId = 'finished-row-sse';
     const started = loop().run('go', { store, runId });
-    // The workbench does not execute this run: it follows it through the store, polling.
-    for (let i = 0; i < 200 && (await target().store.getRun(runId)) === null; i++) await new Promise((r) => setTimeout(r, 5));
-    const reader = new SseReader(await wb.app.request(`/api/runs/${runId}/stream`));
+    const wb = await follow(target().store, runId);
+    const reader = wb.reader;
     const run = await started;
     expect(run.status).toBe('completed');
     const messages = await reader.until((m) => m.event === 'end');
@@ -93,6 +111,43 @@ describe.each([
     expect(stored.length).toBeGreaterThan(20);
     expect(seqs(messages)).toEqual(stored);
     expect(JSON.parse(messages.filter((m) => m.id !== undefined).at(-1)!.data)).toMatchObject({ type: 'run.completed' });
+    await wb.close();
+  });
+
+  it('an SSE subscriber of a run cancelled while it executes gets the leg\'s last events (node.cancelled, run.completed), however late they are stored', async () => {
+    const { store } = observed(target().store, 400);
+    const runId = 'finished-row-cancel';
+    const started = stuck().run('go', { store, runId });
+    const wb = await follow(target().store, runId);
+    for (let i = 0; i < 400 && !(await target().store.listEvents(runId)).some((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'wait'); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const cancelled = await new RunManager({ store: target().store, graphs: [stuck()] }).cancel(runId);
+    expect(cancelled.status).toBe('cancelled');
+    const run = await started;
+    expect(run.status).toBe('cancelled');
+    const messages = await wb.reader.until((m) => m.event === 'end');
+    const stored = await target().store.listEvents(runId);
+    expect(stored.map((e) => e.type)).toContain('run.completed');
+    expect(seqs(messages)).toEqual(stored.map((e) => e.seq));
+    expect(JSON.parse(messages.at(-1)!.data)).toEqual({ status: 'cancelled' });
+    // Once the leg has stored its last events, the row names no owner.
+    expect(await target().store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
+    await wb.close();
+  });
+
+  it.each([
+    ['whose process on this host is gone', `${hostname()}/2147483646/gone`, 60_000],
+    ['whose lease runs out (another host, silent)', 'elsewhere/1/silent', 300],
+  ] as const)('a subscriber of a run cancelled while running, %s, still ends', async (_label, owner, leaseMs) => {
+    const store = target().store;
+    const runId = `finished-row-orphan-${leaseMs}`;
+    await store.insertRun({ runId, graphName: 'finished-row', graphHash: 'h', status: 'running', owner, leaseExpiresAt: Date.now() + leaseMs, snapshot: { context: { n: 0 } } });
+    const cancelled = await new RunManager({ store, graphs: [loop()] }).cancel(runId);
+    expect(cancelled).toMatchObject({ status: 'cancelled', owner });
+    const wb = await follow(store, runId);
+    const messages = await wb.reader.until((m) => m.event === 'end');
+    expect(JSON.parse(messages.at(-1)!.data)).toEqual({ status: 'cancelled' });
     await wb.close();
   });
 });

@@ -90,6 +90,8 @@ export class Checkpointer implements TraceRecorder {
    * process never sees the run finished without its last events.
    */
   #finished: RunPatch | null = null;
+  /** Set by {@link close}: the writes queued from then on are the leg's last. */
+  #closing = false;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
     this.#store = store;
@@ -213,6 +215,7 @@ export class Checkpointer implements TraceRecorder {
   /** Writes the remaining step records and events (run.completed) and stops renewing the lease. */
   async close(actor: Actor<GraphMachine>): Promise<void> {
     clearInterval(this.#timer);
+    this.#closing = true;
     if (this.#finished !== null) {
       const patch = this.#finished;
       this.#finished = null;
@@ -224,7 +227,7 @@ export class Checkpointer implements TraceRecorder {
         this.#fail(error);
       }
     }
-    else if (this.#intake.buffer.length > 0) this.#enqueueSnapshot({});
+    else if (this.#intake.buffer.length > 0 || this.#eventsOnly) this.#enqueueSnapshot({});
     await this.#chain;
   }
 
@@ -269,9 +272,10 @@ export class Checkpointer implements TraceRecorder {
     const events = this.#intake.buffer.take();
     const lastSeq = this.#intake.lastSeq;
     this.#snapshotsInFlight += 1;
-    this.#write(events, lastSeq, async () => {
+    const last = this.#closing;
+    this.#write(events, lastSeq, last, async () => {
       try {
-        return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? { lastSeq } : { ...patch, lastSeq }, events);
+        return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? this.#eventsOnlyPatch(lastSeq, last) : { ...patch, lastSeq }, events);
       } finally {
         this.#snapshotsInFlight -= 1;
       }
@@ -294,15 +298,24 @@ export class Checkpointer implements TraceRecorder {
     const steps = [text];
     const events = this.#intake.buffer.take();
     const lastSeq = this.#intake.lastSeq;
-    this.#write(events, lastSeq, async () => {
+    const last = this.#closing;
+    this.#write(events, lastSeq, last, async () => {
       // A run cancelled meanwhile keeps only its events; its step records stop with it.
-      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, { lastSeq }, events);
+      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), events);
       return (await this.#store.appendSteps!(this.#runId, this.#version, steps, events)) ? this.#version : null;
     });
   }
 
+  /**
+   * The patch of a cancelled run's write, which adds only events: the leg's last one also releases
+   * the owner and lease the cancel left, which tells readers nothing more follows.
+   */
+  #eventsOnlyPatch(lastSeq: number, last: boolean): RunPatch {
+    return last ? { lastSeq, owner: null, leaseExpiresAt: null } : { lastSeq };
+  }
+
   /** Runs `write` after the writes queued before it; a lost compare-and-set or a failure stops every later one. */
-  #write(events: StoredEvent[], lastSeq: number, write: () => Promise<number | null>): void {
+  #write(events: StoredEvent[], lastSeq: number, last: boolean, write: () => Promise<number | null>): void {
     this.#chain = this.#chain.then(async () => {
       if (this.#fenced || this.#failure !== null) return;
       try {
@@ -315,7 +328,7 @@ export class Checkpointer implements TraceRecorder {
             this.#eventsOnly = true;
             clearInterval(this.#timer);
             this.#options.onFenced(current);
-            next = await this.#store.updateRun(this.#runId, current.version, { lastSeq }, events);
+            next = await this.#store.updateRun(this.#runId, current.version, this.#eventsOnlyPatch(lastSeq, last), events);
           }
           if (next === null) {
             this.#fenced = true;

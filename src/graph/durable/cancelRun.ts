@@ -5,7 +5,8 @@ import { abortLocalRun } from './durableLeg.js';
 /**
  * Cancels a stored run that is running, waiting or interrupted. A run executing in this process is
  * aborted at once; one executing elsewhere stops at its next checkpoint, which loses its
- * compare-and-set against the cancellation.
+ * compare-and-set against the cancellation. A running run's row keeps its owner and lease until
+ * that leg has stored its last events (or the lease runs out, if its process died).
  */
 export async function cancelRun(store: RunStore, runId: string, options: { now?: () => number } = {}): Promise<RunRecord> {
   const now = options.now ?? Date.now;
@@ -23,11 +24,15 @@ export async function cancelRun(store: RunStore, runId: string, options: { now?:
     const at = now();
     const event = { runId, seq: lastSeq + 1, type: 'run.cancelled', at, data: { type: 'run.cancelled', runId, seq: lastSeq + 1, at, previousStatus: record.status } };
     // A running owner writes events too; only a run nobody executes gets the event in its log.
-    const events = record.status === 'running' ? [] : [event];
+    const executing = record.status === 'running';
+    const events = executing ? [] : [event];
+    // The owner of a running run is kept: it still writes the leg's last events (node.cancelled,
+    // run.completed) and then clears it, so a reader knows when nothing more can follow.
+    const release = executing ? {} : { owner: null, leaseExpiresAt: null };
     const updated = await store.updateRun(
       runId,
       record.version,
-      { status: 'cancelled', owner: null, leaseExpiresAt: null, waitReason: null, ...(events.length ? { lastSeq: event.seq } : {}) },
+      { status: 'cancelled', ...release, waitReason: null, ...(events.length ? { lastSeq: event.seq } : {}) },
       events,
     );
     if (updated !== null) {
