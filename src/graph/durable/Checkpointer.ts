@@ -322,7 +322,11 @@ export class Checkpointer implements TraceRecorder {
         let next = await write();
         if (next === null) {
           const current = await this.#store.getRun(this.#runId);
-          if (current?.status === 'cancelled' && !this.#eventsOnly) {
+          // The cancel keeps a running run's owner (see `cancelRun`): only the leg it names, the one
+          // executing the run then, stores its last events. A leg that another took the run from, or
+          // one that had stopped (at a wait; handed back) when the run was cancelled, is fenced: the
+          // log's last events are the executing leg's, or the cancel's own run.cancelled.
+          if (current?.status === 'cancelled' && !this.#eventsOnly && current.owner === this.#options.owner) {
             // Cancelled by `cancelRun` (here or in another process): the run stops, but its last
             // events (node.cancelled, run.completed) still go to the log, and nothing else changes.
             this.#eventsOnly = true;

@@ -54,7 +54,11 @@ export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOp
   if ((await store.updateRun(record.runId, record.version, ended)) === null) {
     // Cancelled (cancelRun on the memory store) while this leg ran: the store's word stands.
     const current = await store.getRun(record.runId);
-    if (current?.status === 'cancelled') run.status = 'cancelled';
+    if (current?.status === 'cancelled') {
+      run.status = 'cancelled';
+      // The cancel left this leg's owner and lease on the row (see `cancelRun`): nothing more follows.
+      if (current.owner === record.owner) await store.updateRun(record.runId, current.version, { owner: null, leaseExpiresAt: null });
+    }
   }
   return run;
 }

@@ -1,0 +1,129 @@
+import { hostname } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunPatch, type RunStore, type StoredEvent } from '../../../src/index.js';
+import { postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
+
+/** a → wait (until the run is aborted) → END; `started` resolves when wait begins. */
+function gated(name: string) {
+  let markStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const graph = new StateGraph({ name })
+    .addNode('a', () => 'one')
+    .addNode('wait', (ctx) => new Promise<string>((resolve) => {
+      ctx.signal?.addEventListener('abort', () => resolve('aborted'), { once: true });
+      markStarted();
+    }))
+    .start('a')
+    .addEdge('a', 'wait')
+    .addEdge('wait', END);
+  return { graph, started };
+}
+
+/**
+ * The store as a leg sees it, with the write that carries `run.completed` held until `release()`:
+ * `reached` resolves when that write is held.
+ */
+function holdingLastWrite(store: RunStore): { store: RunStore; reached: Promise<void>; release(): void } {
+  let release: () => void = () => {};
+  let reach: () => void = () => {};
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  let holding = false;
+  const wrapped = new Proxy(store, {
+    get(target, key, receiver) {
+      if (key === 'updateRun') {
+        return async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
+          if (!holding && events.some((e) => e.type === 'run.completed')) {
+            holding = true;
+            const held = new Promise<void>((resolve) => (release = resolve));
+            reach();
+            await held;
+          }
+          return target.updateRun(runId, version, patch, events);
+        };
+      }
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: wrapped, reached, release: () => release() };
+}
+
+async function eventTypes(store: RunStore, runId: string, afterSeq: number): Promise<string[]> {
+  return (await store.listEvents(runId, { afterSeq })).map((e) => e.type);
+}
+
+describe.each([
+  ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
+] as const)('the owner of a run cancelled while it runs (%s)', (_label, makeTarget) => {
+  const target = useStoreTarget(makeTarget);
+
+  it('stays the leg that holds the run when a leg it took the run from stops: that stale leg neither writes events nor releases the row', async () => {
+    const store = target().store;
+    const runId = 'cancelled-owner-taken-over';
+    const stale = `${hostname()}/${process.pid}/stale-leg`;
+    const holder = `${hostname()}/${process.pid}/holding-leg`;
+    const { graph, started } = gated('cancelled-owner');
+    const leg = graph.run('go', { store, runId, owner: stale });
+    await started;
+    // The stale leg's events so far are stored (its node `wait` started).
+    while ((await eventTypes(store, runId, 0)).filter((t) => t === 'node.started').length < 2) await new Promise((r) => setTimeout(r, 5));
+    // Another process took the run over (the stale leg's lease ran out) and executes it now.
+    let record = (await store.getRun(runId))!;
+    await store.updateRun(runId, record.version, { status: 'running', owner: holder, leaseExpiresAt: Date.now() + 60_000 });
+    record = (await store.getRun(runId))!;
+    const seqBefore = Math.max(record.lastSeq, ...(await store.listEvents(runId)).map((e) => e.seq));
+    // The cancel keeps the holder's owner; it also aborts the stale leg, which runs in this process.
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled', owner: holder });
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    // The holder still has its last events to store: the row still names it.
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: holder });
+    // The stale leg's events (numbered on from its own count) are not in the holder's log.
+    expect(await eventTypes(store, runId, seqBefore)).toEqual([]);
+  });
+
+  it('stays cancelled when the run is cancelled at its wait before the leg that reached it has stored its last events', async () => {
+    const store = target().store;
+    const runId = 'cancelled-owner-at-wait';
+    const held = holdingLastWrite(store);
+    const graph = new StateGraph({ name: 'cancelled-owner-wait' })
+      .addNode('a', () => 'one')
+      .addNode('ask', humanNode({ reason: () => 'go on?' }))
+      .start('a')
+      .addEdge('a', 'ask')
+      .addEdge('ask', END);
+    const leg = graph.run('go', { store: held.store, runId });
+    // The wait is stored (no owner); the leg's write of run.completed has not landed yet.
+    await held.reached;
+    expect(await store.getRun(runId)).toMatchObject({ status: 'waiting', owner: null });
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled', owner: null });
+    held.release();
+    // The leg had stopped at the wait when the run was cancelled: it is fenced, not failed.
+    expect((await leg).status).toBe('cancelled');
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, error: null });
+    expect((await eventTypes(store, runId, 0)).at(-1)).toBe('run.cancelled');
+  });
+});
+
+describe('a run held in memory (started without a store)', () => {
+  it('cancelled while a resumed leg runs, ends with no owner once that leg stops', async () => {
+    let release: () => void = () => {};
+    let markStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const graph = new StateGraph({ name: 'cancelled-owner-memory' })
+      .addNode('ask', humanNode({ reason: () => 'go on?' }))
+      .addNode('work', () => new Promise<string>((resolve) => ((release = () => resolve('done')), markStarted())))
+      .start('ask')
+      .addEdge('ask', 'work')
+      .addEdge('work', END);
+    const first = await graph.run('go');
+    expect(first.status).toBe('waiting');
+    const leg = resumeRun(graph, first.runId, { reply: 'yes' });
+    await started;
+    expect(await cancelRun(defaultMemoryStore, first.runId)).toMatchObject({ status: 'cancelled' });
+    release();
+    expect((await leg).status).toBe('cancelled');
+    expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
+  });
+});
