@@ -145,7 +145,8 @@ export class RunQueue {
 
   /**
    * Cancels a queued, running, waiting or interrupted run. A worker running it stops at its next
-   * checkpoint, which loses its compare-and-set against the cancellation.
+   * checkpoint, which loses its compare-and-set against the cancellation. A coordinator run that
+   * waits for its specialist runs cancels those still out with it (see `cancelRun`).
    */
   cancel(runId: string): Promise<RunRecord> {
     return cancelRun(this.store, runId);

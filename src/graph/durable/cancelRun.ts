@@ -1,12 +1,16 @@
 import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../../persistence/RunStore.js';
 import { RunStateError } from '../../errors/RunStateError.js';
+import type { GraphMachineContext } from '../GraphMachineContext.js';
 import { abortLocalRun } from './durableLeg.js';
 
 /**
  * Cancels a stored run that is running, waiting or interrupted. A run executing in this process is
  * aborted at once; one executing elsewhere stops at its next checkpoint, which loses its
  * compare-and-set against the cancellation. A running run's row keeps its owner and lease until
- * that leg has stored its last events (or the lease runs out, if its process died).
+ * that leg has stored its last events (or the lease runs out, if its process died). A coordinator
+ * run that waits for its specialist runs on the run queue cancels those still out with it (each as
+ * here; one that ended already is left as it is), as a coordinator cancelled in process stops its
+ * specialists.
  */
 export async function cancelRun(store: RunStore, runId: string, options: { now?: () => number } = {}): Promise<RunRecord> {
   const now = options.now ?? Date.now;
@@ -37,9 +41,33 @@ export async function cancelRun(store: RunStore, runId: string, options: { now?:
     );
     if (updated !== null) {
       abortLocalRun(runId);
+      await cancelSpecialistRuns(store, record, options);
       return (await store.getRun(runId))!;
     }
     // A checkpoint landed in between: read again and retry.
   }
   throw new RunStateError(`run ${runId} kept changing while cancelling; try again`, { code: 'run_conflict', runId, retryable: true });
+}
+
+/**
+ * Cancels the specialist runs a coordinator run's row says it waits for (`waiting.queued`, the
+ * runs its join parked on): left alone, their workers would run them to their end for a run that
+ * no longer wants them. Those nobody executes go first: a running one aborted in this process
+ * frees its worker's slot, which must not take a sibling still queued before it is cancelled.
+ */
+async function cancelSpecialistRuns(store: RunStore, coordinator: RunRecord, options: { now?: () => number }): Promise<void> {
+  const queued = (coordinator.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.queued;
+  if (queued === undefined) return;
+  const running: string[] = [];
+  const idle: string[] = [];
+  for (const child of queued.runs) ((await store.getRun(child.runId))?.status === 'running' ? running : idle).push(child.runId);
+  for (const childId of [...idle, ...running]) {
+    try {
+      await cancelRun(store, childId, options);
+    } catch (error) {
+      // Ended already, or never created: nothing to stop.
+      if (error instanceof RunStateError && (error.code === 'run_finished' || error.code === 'run_not_found')) continue;
+      throw error;
+    }
+  }
 }
