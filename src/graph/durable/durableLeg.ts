@@ -1,5 +1,5 @@
 import type { Actor } from 'xstate';
-import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
+import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../../persistence/RunStore.js';
 import { SwitchboardError, serializeError } from '../../errors/SwitchboardError.js';
 import type { GraphMachine } from '../compileMachine.js';
 import { driveActor } from '../driveActor.js';
@@ -122,14 +122,27 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     }
     const failure = writeError ?? checkpointer.failure;
     if (failure !== null) {
+      const outcome = { status: run.status, error: run.error };
       run.status = 'failed';
       run.error =
         failure instanceof SwitchboardError
           ? failure
           : new SwitchboardError(`checkpoint failed: ${String((failure as Error).message ?? failure)}`, { code: 'store_unavailable', fault: 'system', cause: failure });
-      const current = await options.store.getRun(record.runId);
-      if (current !== null) {
-        await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(run.error), owner: null, leaseExpiresAt: null });
+      // The store may be gone for good: the run still ends with the typed error, and its row (still
+      // `running`, this leg's lease running out) is left to recovery.
+      const current = await options.store.getRun(record.runId).catch(() => null);
+      if (current !== null && FINISHED_STATUSES.has(current.status)) {
+        // Finished meanwhile by a cancel (or by this leg's last write, which landed although it
+        // reported an error): the store's word stands. This leg only releases the row if the
+        // cancel left it its owner (its last events could not be stored).
+        if (current.status === 'cancelled' || current.status === outcome.status) {
+          run.status = current.status;
+          if (outcome.status === current.status && outcome.error !== undefined) run.error = outcome.error;
+          else delete run.error;
+        }
+        if (current.owner === options.owner) await options.store.updateRun(record.runId, current.version, { owner: null, leaseExpiresAt: null }).catch(() => null);
+      } else if (current !== null) {
+        await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(run.error), owner: null, leaseExpiresAt: null }).catch(() => null);
       }
     }
     return run;

@@ -106,6 +106,43 @@ describe.each([
   });
 });
 
+describe.each([
+  ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
+] as const)('a leg whose last write fails after its run was cancelled (%s)', (_label, makeTarget) => {
+  const target = useStoreTarget(makeTarget);
+
+  it('leaves the row cancelled (not failed), releases it, and reports the run cancelled', async () => {
+    const store = target().store;
+    const runId = 'cancelled-then-write-fails';
+    let cancelled = false;
+    // The leg's first write after the cancel fails (a connection reset); the store is back after it.
+    const failing = new Proxy(store, {
+      get(t, key, receiver) {
+        if (key === 'updateRun' || key === 'appendSteps') {
+          return async (...args: unknown[]) => {
+            if (cancelled) {
+              cancelled = false;
+              throw new Error('connection reset');
+            }
+            return (Reflect.get(t, key, receiver) as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        }
+        const value = Reflect.get(t, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      },
+    });
+    const { graph, started } = gated('cancelled-write-fails');
+    const leg = graph.run('go', { store: failing, runId });
+    await started;
+    await cancelRun(store, runId);
+    cancelled = true;
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null });
+  });
+});
+
 describe('a run held in memory (started without a store)', () => {
   it('cancelled while a resumed leg runs, ends with no owner once that leg stops', async () => {
     let release: () => void = () => {};

@@ -153,4 +153,33 @@ describe('a stored run whose state cannot be stored', () => {
     expect(executed).toBeLessThan(steps / 4);
     expect(await inner.getRun(run.runId)).toMatchObject({ status: 'failed', error: { code: 'store_unavailable' } });
   });
+
+  it('still ends a run with a typed failure (not a rejection) when the store is gone for good, reads included', async () => {
+    const inner = sqlite();
+    let down = false;
+    let writes = 0;
+    const gone: RunStore = new Proxy(inner, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if ((key === 'updateRun' || key === 'appendSteps') && ++writes === 2) down = true;
+          if (down && key !== 'close') return Promise.reject(new TypeError('connect ECONNREFUSED 127.0.0.1:5432'));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const loop = new StateGraph({ name: 'loop-gone', maxSteps: 2_000 })
+      .addNode('a', () => null)
+      .addNode('b', () => null)
+      .start('a')
+      .addEdge('a', 'b')
+      .addEdge('b', 'a');
+    const run = await loop.run('go', { store: gone });
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('store_unavailable');
+    expect(run.error?.message).toMatch(/ECONNREFUSED/);
+    // What the store last held is left to recovery: a running row whose lease runs out.
+    expect(await inner.getRun(run.runId)).toMatchObject({ status: 'running' });
+  });
 });
