@@ -45,3 +45,11 @@ export interface SpecialistRuns {
 export function specialistRunId(parentRunId: string, step: number, index: number, attempt: number): string {
   return `${parentRunId}:${step}:${index + 1}${attempt > 1 ? `.${attempt}` : ''}`;
 }
+
+/**
+ * The coordinator run a specialist run's id names (`<parent run>:<step>:<task number>`, see
+ * {@link specialistRunId}), or null for an id of another form.
+ */
+export function specialistParentOf(runId: string): string | null {
+  return /^([^:]+):\d+:\d+(?:\.\d+)?$/.exec(runId)?.[1] ?? null;
+}

@@ -6,6 +6,8 @@ import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
 import { resumeRun, waitsForSpecialists } from '../graph/durable/resumeRun.js';
+import { cancelRun } from '../graph/durable/cancelRun.js';
+import { specialistParentOf } from '../graph/SpecialistRuns.js';
 import { pendingReply } from './pendingReply.js';
 
 /** What a worker did with one run job. */
@@ -33,6 +35,9 @@ const ATTEMPTS = 4;
  * running run whose owner is gone (lease expired, or its process on this host died) is marked
  * interrupted and continued; a running run whose owner lives is left to it (`held`). The claim is
  * the store's compare-and-set, so of two workers given the same run at once exactly one advances it.
+ * A coordinator's specialist run whose coordinator run has finished (cancelled while its dispatch
+ * was still creating its specialist runs, failed…) is cancelled instead (`nothing`): nothing wants
+ * its result any more.
  */
 export async function advanceRun(runId: string, options: AdvanceOptions): Promise<LegOutcome> {
   const { store } = options;
@@ -41,6 +46,18 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
     const record = await store.getRun(runId);
     if (record === null) return { runId, outcome: 'nothing', reason: 'no such run in the store' };
     if (FINISHED_STATUSES.has(record.status)) return { runId, outcome: 'nothing', reason: `the run already ${record.status === 'completed' ? 'completed' : `ended (${record.status})`}` };
+    const parentId = specialistParentOf(runId);
+    const parent = parentId === null ? null : await store.getRun(parentId);
+    if (parent !== null && FINISHED_STATUSES.has(parent.status)) {
+      try {
+        await cancelRun(store, runId, { now });
+      } catch (error) {
+        // It ended or changed meanwhile: read it again.
+        if (error instanceof RunStateError && (error.code === 'run_conflict' || error.code === 'run_finished')) continue;
+        throw error;
+      }
+      return { runId, outcome: 'nothing', reason: `its coordinator run ${parent.runId} ended (${parent.status}); the specialist run was cancelled` };
+    }
     const graph = options.graphs.get(record.graphName);
     if (graph === undefined) {
       throw new GraphDefinitionError(
