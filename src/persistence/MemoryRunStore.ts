@@ -167,7 +167,7 @@ export class MemoryRunStore implements RunStore {
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
     const held = this.#runs.get(runId);
-    if (held === undefined || held.record.owner !== owner) return false;
+    if (held === undefined || held.record.owner !== owner || held.record.status !== 'running') return false;
     held.record.leaseExpiresAt = expiresAt;
     return true;
   }

@@ -260,7 +260,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
-    const res = await this.#query('UPDATE runs SET lease_expires_at = $1 WHERE run_id = $2 AND owner = $3', [expiresAt, runId, owner]);
+    const res = await this.#query("UPDATE runs SET lease_expires_at = $1 WHERE run_id = $2 AND owner = $3 AND status = 'running'", [expiresAt, runId, owner]);
     return (res.rowCount ?? 0) > 0;
   }
 

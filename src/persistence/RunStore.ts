@@ -134,7 +134,11 @@ export interface RunStore {
   appendSteps?(runId: string, expectedVersion: number, steps: readonly string[], events?: StoredEvent[]): Promise<boolean>;
   /** The most bytes one stored value may take (checked before a write is queued). */
   readonly maxValueBytes?: number;
-  /** Extends the lease if `owner` still holds it; false otherwise. Does not bump the version. */
+  /**
+   * Extends the lease if `owner` still holds it and the run is still `running`; false otherwise (a
+   * run cancelled meanwhile keeps its owner until its leg stops, but the lease is not extended).
+   * Does not bump the version.
+   */
   renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean>;
   listEvents(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredEvent[]>;
   /** The recorded result of a side effect, or undefined if it never completed. */

@@ -199,7 +199,7 @@ export class SqliteRunStore implements RunStore {
   #append: Database.Transaction<(id: string, version: number, steps: string, list: EventRow[], runs: RunSeqs) => boolean> | null = null;
 
   async renewLease(runId: string, owner: string, expiresAt: number): Promise<boolean> {
-    const info = this.#guard('renewing a lease', () => this.#sql('UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ?').run(expiresAt, runId, owner));
+    const info = this.#guard('renewing a lease', () => this.#sql("UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND owner = ? AND status = 'running'").run(expiresAt, runId, owner));
     return info.changes > 0;
   }
 

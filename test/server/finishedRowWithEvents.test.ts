@@ -78,6 +78,20 @@ async function follow(store: RunStore, runId: string): Promise<{ reader: SseRead
   return { reader: new SseReader(await wb.app.request(`/api/runs/${runId}/stream`)), close: () => wb.close() };
 }
 
+/**
+ * What `cancelRun` writes for a running run, as a process that does not execute it writes it (in
+ * the leg's own process `cancelRun` would also abort the leg at once): the row cancelled, its owner
+ * and lease kept. Read and written again when a checkpoint lands in between.
+ */
+async function cancelElsewhere(store: RunStore, runId: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const record = (await store.getRun(runId))!;
+    expect(record.status).toBe('running');
+    if ((await store.updateRun(runId, record.version, { status: 'cancelled', waitReason: null })) !== null) return;
+  }
+  throw new Error(`run ${runId} kept changing`);
+}
+
 describe.each([
   ['SQLite', sqliteTarget],
   ['PostgreSQL', postgresTarget],
@@ -149,5 +163,53 @@ describe.each([
     const messages = await wb.reader.until((m) => m.event === 'end');
     expect(JSON.parse(messages.at(-1)!.data)).toEqual({ status: 'cancelled' });
     await wb.close();
+  });
+
+  it('a run cancelled from another process while its node is in flight stops at its next lease renewal, not at the node\'s end', async () => {
+    const store = target().store;
+    const runId = 'finished-row-remote-cancel';
+    // The node would wait 10 s; the lease (300 ms) is renewed every 100 ms.
+    const started = stuck().run('go', { store, runId, leaseMs: 300 });
+    const wb = await follow(store, runId);
+    for (let i = 0; i < 400 && !(await store.listEvents(runId)).some((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'wait'); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await cancelElsewhere(store, runId);
+    const run = await started;
+    expect(run.status).toBe('cancelled');
+    // The node saw the abort: it did not run to its end.
+    expect(run.state.get('lastResult')).not.toEqual(expect.objectContaining({ outputText: 'woke' }));
+    const messages = await wb.reader.until((m) => m.event === 'end');
+    const stored = await store.listEvents(runId);
+    expect(stored.map((e) => e.type).slice(-2)).toEqual(['node.cancelled', 'run.completed']);
+    expect(seqs(messages)).toEqual(stored.map((e) => e.seq));
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
+    await wb.close();
+  });
+
+  it('a run cancelled from another process whose node ends before the next renewal reports cancelled, as its row says', async () => {
+    const store = target().store;
+    const runId = 'finished-row-remote-cancel-at-write';
+    let release: () => void = () => {};
+    let markStarted: () => void = () => {};
+    const inNode = new Promise<void>((resolve) => (markStarted = resolve));
+    const graph = new StateGraph({ name: 'finished-row-gate' })
+      .addNode('a', () => 'one')
+      .addNode('gate', () => new Promise<string>((resolve) => ((release = () => resolve('through')), markStarted())))
+      .addNode('after', () => 'after')
+      .start('a')
+      .addEdge('a', 'gate')
+      .addEdge('gate', 'after')
+      .addEdge('after', END);
+    const started = graph.run('go', { store, runId });
+    await inNode;
+    while ((await store.getRun(runId)) === null) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    await cancelElsewhere(store, runId);
+    release();
+    const run = await started;
+    expect(run.status).toBe('cancelled');
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null });
+    expect((await store.listEvents(runId)).at(-1)).toMatchObject({ type: 'run.completed' });
   });
 });

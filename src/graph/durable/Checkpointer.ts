@@ -32,6 +32,11 @@ export interface CheckpointerOptions {
   /** Called once when a write fails (a value too large or not JSON, a store that is down): the run should stop. */
   onFailed?: (error: unknown) => void;
   /**
+   * Called once when renewing the lease finds the run cancelled elsewhere, this leg still its owner:
+   * the leg should stop now (its node in flight sees the abort) rather than at its next write.
+   */
+  onCancelled?: () => void;
+  /**
    * The persisted snapshot the run's row holds (as {@link persistedSnapshot} took it), so the first
    * checkpoint can be a step record; without it the first checkpoint is a full snapshot.
    */
@@ -92,6 +97,8 @@ export class Checkpointer implements TraceRecorder {
   #finished: RunPatch | null = null;
   /** Set by {@link close}: the writes queued from then on are the leg's last. */
   #closing = false;
+  /** A lease renewal found the run cancelled and told the leg (once). */
+  #cancelSeen = false;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
     this.#store = store;
@@ -112,6 +119,11 @@ export class Checkpointer implements TraceRecorder {
   /** True once a write lost its compare-and-set. */
   get fenced(): boolean {
     return this.#fenced;
+  }
+
+  /** True once a write found the run cancelled while this leg held it (only its events were stored after). */
+  get cancelled(): boolean {
+    return this.#eventsOnly;
   }
 
   /** The first write error, if any (for example a state value that is not JSON). */
@@ -357,7 +369,15 @@ export class Checkpointer implements TraceRecorder {
   }
 
   async #renew(): Promise<void> {
-    if (this.#fenced || this.#eventsOnly) return;
-    await this.#store.renewLease(this.#runId, this.#options.owner, this.#options.clock.now() + this.#options.leaseMs).catch(() => false);
+    if (this.#fenced || this.#eventsOnly || this.#cancelSeen) return;
+    const renewed = await this.#store.renewLease(this.#runId, this.#options.owner, this.#options.clock.now() + this.#options.leaseMs).catch(() => null);
+    if (renewed !== false || this.#fenced || this.#eventsOnly || this.#cancelSeen) return;
+    // Not renewed: if the run was cancelled (in another process) while this leg held it, stop the
+    // leg now; its next write loses to the cancel and stores its last events (see #write).
+    const current = await this.#store.getRun(this.#runId).catch(() => null);
+    if (current?.status === 'cancelled' && current.owner === this.#options.owner && !this.#cancelSeen) {
+      this.#cancelSeen = true;
+      this.#options.onCancelled?.();
+    }
   }
 }

@@ -70,6 +70,8 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     },
     // A write that failed (a value too large, a store that went away) stops the run: nothing after it would be kept.
     onFailed: () => local.abort(),
+    // Cancelled in another process while a node runs: the node sees the abort at once.
+    onCancelled: () => local.abort(),
     ...(options.base === undefined ? {} : { base: options.base }),
     ...(options.early === undefined ? {} : { early: options.early }),
   });
@@ -114,6 +116,9 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     const output = await done;
     const run = finishRun(runtime, output);
     await checkpointer.close(actor);
+    // Cancelled in another process and found at a write: the store's word stands (the leg's last
+    // events are stored), whatever the machine reached meanwhile.
+    if (checkpointer.cancelled && checkpointer.failure === null && writeError === null) run.status = 'cancelled';
     if (checkpointer.fenced) {
       // Another process cancelled or recovered this run; report what the store says.
       const current = takenOver as RunRecord | null;
