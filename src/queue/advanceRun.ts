@@ -1,8 +1,9 @@
-import { FINISHED_STATUSES, type RunStore } from '../persistence/RunStore.js';
+import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../persistence/RunStore.js';
 import { RunStateError } from '../errors/RunStateError.js';
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
+import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
 import { resumeRun, waitsForSpecialists } from '../graph/durable/resumeRun.js';
@@ -48,7 +49,7 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
     if (FINISHED_STATUSES.has(record.status)) return { runId, outcome: 'nothing', reason: `the run already ${record.status === 'completed' ? 'completed' : `ended (${record.status})`}` };
     const parentId = specialistParentOf(runId);
     const parent = parentId === null ? null : await store.getRun(parentId);
-    if (parent !== null && FINISHED_STATUSES.has(parent.status)) {
+    if (parent !== null && FINISHED_STATUSES.has(parent.status) && startedBy(record, parent)) {
       try {
         await cancelRun(store, runId, { now });
       } catch (error) {
@@ -88,4 +89,15 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
     }
   }
   throw new RunStateError(`run ${runId} kept changing while a worker tried to claim it; its job is retried`, { code: 'run_conflict', runId, retryable: true });
+}
+
+/**
+ * True when `parent`'s dispatch started `run`: a specialist run joins its coordinator run's trace
+ * (the dispatch node's span its parent). A run whose id only has the form of a specialist run's
+ * (a user's own `order:42:1` beside a run `order`) has a trace of its own.
+ */
+function startedBy(run: RunRecord, parent: RunRecord): boolean {
+  const traceOf = (record: RunRecord) => (record.snapshot as { context?: Partial<GraphMachineContext> } | null)?.context?.trace;
+  const child = traceOf(run);
+  return child !== undefined && child.parentSpanId !== null && child.traceId === traceOf(parent)?.traceId;
 }

@@ -138,8 +138,9 @@ describe.skipIf(REDIS_MISSING !== null)(`specialist runs of a finished coordinat
     for (const [id, status] of [['failed1', 'failed'], ['running1', 'running'], ['waiting1', 'waiting']] as const) {
       const record = await insertQueuedRun(desk.toMachine(), 'two tasks', { store, runId: id });
       expect(await store.updateRun(id, record.version, { status, ...(status === 'running' ? { owner: 'elsewhere/1/b', leaseExpiresAt: Date.now() + 60_000 } : {}) })).not.toBeNull();
-      // A specialist run as the dispatch creates it: queued, named <parent>:<step>:<task>.
-      await insertQueuedRun(specialist.toMachine(), `${id} task`, { store, runId: `${id}:2:1` });
+      // A specialist run as the dispatch creates it: queued, named <parent>:<step>:<task>, in its coordinator run's trace.
+      const trace = (record.snapshot as { context: { trace: { traceId: string; spanId: string } } }).context.trace;
+      await insertQueuedRun(specialist.toMachine(), `${id} task`, { store, runId: `${id}:2:1`, trace: { traceId: trace.traceId, spanId: 'b7ad6b7169203331', parentSpanId: trace.spanId, path: 'root/spec[1]' } });
     }
 
     const failed = await advance('failed1:2:1');
