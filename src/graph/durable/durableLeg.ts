@@ -146,7 +146,9 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
           else delete run.error;
         }
         if (current.owner === options.owner) await options.store.updateRun(record.runId, current.version, { owner: null, leaseExpiresAt: null }).catch(() => null);
-      } else if (current !== null) {
+      } else if (current !== null && (current.owner === null || current.owner === options.owner)) {
+        // Still this leg's (or nobody's): failed. A row another leg claimed once this leg's lease ran
+        // out is that leg's to finish, and is left alone.
         await options.store.updateRun(record.runId, current.version, { status: 'failed', error: serializeError(run.error), owner: null, leaseExpiresAt: null }).catch(() => null);
       }
     }

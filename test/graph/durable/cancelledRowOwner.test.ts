@@ -143,6 +143,64 @@ describe.each([
   });
 });
 
+describe.each([
+  ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
+] as const)('a leg whose write fails after another leg took its run over (%s)', (_label, makeTarget) => {
+  const target = useStoreTarget(makeTarget);
+
+  it('leaves the run to the leg that holds it now (not failed)', async () => {
+    const store = target().store;
+    const runId = 'taken-then-write-fails';
+    let broken = false;
+    // The leg's next write fails (a connection reset); the store is back after it.
+    const failing = new Proxy(store, {
+      get(t, key, receiver) {
+        if (key === 'updateRun' || key === 'appendSteps') {
+          return async (...args: unknown[]) => {
+            if (broken) {
+              broken = false;
+              throw new Error('connection reset');
+            }
+            return (Reflect.get(t, key, receiver) as (...a: unknown[]) => unknown).apply(t, args);
+          };
+        }
+        const value = Reflect.get(t, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+      },
+    });
+    let release: () => void = () => {};
+    let markStarted: () => void = () => {};
+    const inNode = new Promise<void>((resolve) => (markStarted = resolve));
+    const graph = new StateGraph({ name: 'taken-write-fails' })
+      .addNode('a', () => 'one')
+      .addNode('gate', () => new Promise<string>((resolve) => ((release = () => resolve('through')), markStarted())))
+      .addNode('after', () => 'after')
+      .start('a')
+      .addEdge('a', 'gate')
+      .addEdge('gate', 'after')
+      .addEdge('after', END);
+    const leg = graph.run('go', { store: failing, runId });
+    await inNode;
+    // Its writes so far are stored (the gate's start among them): nothing of it is in flight.
+    while (!(await store.listEvents(runId)).some((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'gate')) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // This leg's lease ran out (its store unreachable for a while) and another worker claimed the run.
+    let taken: number | null = null;
+    for (let attempt = 0; attempt < 20 && taken === null; attempt++) {
+      const record = (await store.getRun(runId))!;
+      taken = await store.updateRun(runId, record.version, { owner: 'elsewhere/1/b', leaseExpiresAt: Date.now() + 60_000 });
+    }
+    expect(taken).not.toBeNull();
+    broken = true;
+    release();
+    const run = await leg;
+    expect(run.status).toBe('failed');
+    expect(await store.getRun(runId)).toMatchObject({ status: 'running', owner: 'elsewhere/1/b', error: null });
+  });
+});
+
 describe('a run held in memory (started without a store)', () => {
   it('cancelled while a resumed leg runs, ends with no owner once that leg stops', async () => {
     let release: () => void = () => {};
