@@ -98,6 +98,14 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       expect(await store.getRun('lease')).toMatchObject({ leaseExpiresAt: 9_000, version: 1 });
     });
 
+    it('does not renew the lease of a run that is no longer running, its owner kept or not', async () => {
+      await newRun('lease-cancelled');
+      // As cancelRun leaves a running run: cancelled, its owner and lease kept until its leg stops.
+      expect(await store.updateRun('lease-cancelled', 1, { status: 'cancelled' })).toBe(2);
+      expect(await store.renewLease('lease-cancelled', 'me', 9_000)).toBe(false);
+      expect(await store.getRun('lease-cancelled')).toMatchObject({ status: 'cancelled', owner: 'me', leaseExpiresAt: 5_000 });
+    });
+
     it('appends step records at the expected version without writing the run, and reads the snapshot with them applied', async () => {
       await newRun('steps');
       const base = { n: 1 };
