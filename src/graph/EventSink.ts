@@ -207,34 +207,51 @@ export class EventSink {
     // that can take the redacted copy gets it, so the event is not checked for redaction twice.
     let event: WorkflowEvent | null = null;
     let traced: TraceEvent | null = null;
-    for (const recorder of this.recorders) {
+    // Indexed loops that create no closure: a closure here would make every turn allocate the
+    // scope it captures, three times a step for a stored run.
+    const recorders = this.recorders;
+    for (let i = 0; i < recorders.length; i++) {
+      const recorder = recorders[i]!;
       if (recorder.rawEvents !== true && !this.#failed.has(recorder)) {
         event = stamp(pending, envelope);
         traced = this.#redact(event);
         break;
       }
     }
-    for (const recorder of this.recorders) {
+    for (let i = 0; i < recorders.length; i++) {
+      const recorder = recorders[i]!;
       if (this.#failed.has(recorder)) continue;
       if (recorder.recordParts !== undefined) {
-        const redacted = traced ?? undefined;
-        this.#call('recorder', recorder, () => recorder.recordParts!(pending, envelope, redacted));
+        // Called in place, not through #call: this is the stored run's log.
+        let returned: unknown;
+        try {
+          returned = recorder.recordParts(pending, envelope, traced ?? undefined);
+        } catch (error) {
+          this.fail('recorder', recorder, error);
+          continue;
+        }
+        if (returned !== undefined) this.#settle('recorder', recorder, returned);
         continue;
       }
       event ??= stamp(pending, envelope);
-      if (recorder.rawEvents === true) {
-        const redacted = traced;
-        if (redacted !== null && recorder.recordRedacted !== undefined) this.#call('recorder', recorder, () => recorder.recordRedacted!(redacted));
-        else {
-          const raw = event;
-          this.#call('recorder', recorder, () => recorder.record(raw as TraceEvent));
-        }
-        continue;
-      }
-      const redacted = traced!;
-      this.#call('recorder', recorder, () => recorder.record(redacted));
+      this.#recordWhole(recorder, event, traced);
     }
     return event;
+  }
+
+  /** Hands a stamped event to a recorder that takes whole events: the redacted copy, or the raw event to a raw recorder without `recordRedacted`. */
+  #recordWhole(recorder: TraceRecorder, event: WorkflowEvent, traced: TraceEvent | null): void {
+    if (recorder.rawEvents === true) {
+      if (traced !== null && recorder.recordRedacted !== undefined) this.#call('recorder', recorder, () => recorder.recordRedacted!(traced));
+      else this.#call('recorder', recorder, () => recorder.record(event as TraceEvent));
+      return;
+    }
+    this.#call('recorder', recorder, () => recorder.record(traced!));
+  }
+
+  /** A callback's return value: a rejection of a promise it returned fails it as a throw would. */
+  #settle(kind: CallbackKind, callback: object, returned: unknown): void {
+    catchThenable(returned, (error) => this.fail(kind, callback, error));
   }
 
   /** The run's secret values, read from the environment at the first call. */

@@ -61,17 +61,22 @@ export function checkEventList(events: unknown): asserts events is StoredEvent[]
   if (!Array.isArray(events)) refuse('updateRun(events)', 'an array of events', events);
 }
 
-/** Checks one event's columns. */
-export function checkEvent(event: StoredEvent, field = 'event'): void {
-  if (typeof event !== 'object' || event === null) refuse(field, 'an object', event);
-  if (typeof event.runId !== 'string') refuse(`${field}.runId`, 'a string', event.runId);
-  if (!isCount(event.seq) || event.seq < 1) refuse(`${field}.seq`, 'a positive integer', event.seq);
-  if (!isText(event.type, 200)) refuse(`${field}.type`, 'a non-empty string of at most 200 characters', event.type);
-  if (!isTime(event.at)) refuse(`${field}.at`, 'epoch milliseconds', event.at);
+/**
+ * Checks one event's columns; `field` names it in a refusal (a number `i` names it `events[i]`,
+ * a name built only when something is refused: a store checks every event of every write).
+ */
+export function checkEvent(event: StoredEvent, field: string | number = 'event'): void {
+  if (typeof event !== 'object' || event === null) refuse(eventField(field), 'an object', event);
+  if (typeof event.runId !== 'string') refuse(`${eventField(field)}.runId`, 'a string', event.runId);
+  if (!isCount(event.seq) || event.seq < 1) refuse(`${eventField(field)}.seq`, 'a positive integer', event.seq);
+  if (!isText(event.type, 200)) refuse(`${eventField(field)}.type`, 'a non-empty string of at most 200 characters', event.type);
+  if (!isTime(event.at)) refuse(`${eventField(field)}.at`, 'epoch milliseconds', event.at);
   // An encoded event's data is an object by construction; reading it would parse it.
   if (event instanceof EncodedEvent) return;
-  if (typeof event.data !== 'object' || event.data === null || Array.isArray(event.data)) refuse(`${field}.data`, 'an object', event.data);
+  if (typeof event.data !== 'object' || event.data === null || Array.isArray(event.data)) refuse(`${eventField(field)}.data`, 'an object', event.data);
 }
+
+const eventField = (field: string | number): string => (typeof field === 'number' ? `events[${field}]` : field);
 
 /** Checks a journal entry's key columns. */
 export function checkJournalKey(runId: string, step: number, key: string): void {

@@ -1,6 +1,7 @@
 import { withEnvelope, type EncodedEvent, type StoredEnvelope } from './EncodedEvent.js';
 import type { StoredEvent } from './RunStore.js';
 import { expandStepItem } from './stepEventItems.js';
+import { quoteJson } from './quoteJson.js';
 import { StoreError } from './StoreError.js';
 
 /**
@@ -15,7 +16,7 @@ export const EVENT_LOG_FORMAT = 2;
  */
 export const EVENT_LOG_FORMAT_ITEMS = 3;
 
-const text = (value: string | null): string => JSON.stringify(value);
+const text = (value: string | null): string => (typeof value === 'string' ? quoteJson(value) : JSON.stringify(value));
 
 /**
  * The data of a row holding `events` (consecutive events of the row's run `rowRunId`, ascending
@@ -28,20 +29,49 @@ const text = (value: string | null): string => JSON.stringify(value);
  * item (`[code, …values]`, {@link EVENT_LOG_FORMAT_ITEMS}), which does not repeat its keys.
  */
 export function encodeEventLog(rowRunId: string, events: readonly EncodedEvent[]): string {
-  let out = `[${events.some((e) => e.compact) ? EVENT_LOG_FORMAT_ITEMS : EVENT_LOG_FORMAT}`;
+  let compact = false;
+  for (let i = 0; i < events.length && !compact; i++) compact = events[i]!.compact;
+  let out = `[${compact ? EVENT_LOG_FORMAT_ITEMS : EVENT_LOG_FORMAT}`;
   let prev: StoredEnvelope | null = null;
-  for (const event of events) {
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
     const e = event.envelope;
-    let changes = '';
-    if (prev === null ? e.runId !== rowRunId : e.runId !== prev.runId) changes += `,"r":${text(e.runId)}`;
-    if (prev === null || e.seq !== prev.seq + 1) changes += `,"s":${e.seq}`;
-    if (prev === null || e.at !== prev.at) changes += `,"a":${e.at}`;
-    if (prev === null || e.traceId !== prev.traceId) changes += `,"t":${text(e.traceId)}`;
-    if (prev === null || e.spanId !== prev.spanId) changes += `,"i":${text(e.spanId)}`;
-    if (prev === null || e.parentSpanId !== prev.parentSpanId) changes += `,"p":${text(e.parentSpanId)}`;
-    if (prev === null || e.path !== prev.path) changes += `,"h":${text(e.path)}`;
-    if (prev === null || e.nodeId !== prev.nodeId) changes += `,"n":${text(e.nodeId)}`;
-    out += changes === '' ? `,${event.json}` : `,[{${changes.slice(1)}},${event.json}]`;
+    // Written straight into the row's text: the first change opens the item's `[{`, the others
+    // follow it with a comma (no text of the changes built apart and copied in).
+    let open = false;
+    if (prev === null ? e.runId !== rowRunId : e.runId !== prev.runId) {
+      out += ',[{"r":' + text(e.runId);
+      open = true;
+    }
+    if (prev === null || e.seq !== prev.seq + 1) {
+      out += (open ? ',"s":' : ',[{"s":') + e.seq;
+      open = true;
+    }
+    if (prev === null || e.at !== prev.at) {
+      out += (open ? ',"a":' : ',[{"a":') + e.at;
+      open = true;
+    }
+    if (prev === null || e.traceId !== prev.traceId) {
+      out += (open ? ',"t":' : ',[{"t":') + text(e.traceId);
+      open = true;
+    }
+    if (prev === null || e.spanId !== prev.spanId) {
+      out += (open ? ',"i":' : ',[{"i":') + text(e.spanId);
+      open = true;
+    }
+    if (prev === null || e.parentSpanId !== prev.parentSpanId) {
+      out += (open ? ',"p":' : ',[{"p":') + text(e.parentSpanId);
+      open = true;
+    }
+    if (prev === null || e.path !== prev.path) {
+      out += (open ? ',"h":' : ',[{"h":') + text(e.path);
+      open = true;
+    }
+    if (prev === null || e.nodeId !== prev.nodeId) {
+      out += (open ? ',"n":' : ',[{"n":') + text(e.nodeId);
+      open = true;
+    }
+    out += open ? `},${event.json}]` : `,${event.json}`;
     prev = e;
   }
   return `${out}]`;

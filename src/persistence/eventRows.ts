@@ -32,7 +32,7 @@ export interface EventRow {
  */
 export function eventRows(events: readonly StoredEvent[], limit: number = MAX_STORED_BYTES): EventRow[] {
   checkEventList(events);
-  events.forEach((event, i) => checkEvent(event, `events[${i}]`));
+  for (let i = 0; i < events.length; i++) checkEvent(events[i]!, i);
   const rows: EventRow[] = [];
   let start = 0;
   while (start < events.length) {

@@ -79,9 +79,13 @@ export function snapshotChangeSize(prev: Record<string, unknown>, next: Record<s
     }
     const here = pathBytes + key.length + 16;
     let size: number | null;
-    if (isRecord(after) && isRecord(before)) size = snapshotChangeSize(before, after, here);
+    if (typeof after !== 'object' || after === null) {
+      // Most of a step's changes are numbers and strings: measured here, as the quick walk would.
+      size = primitiveSize(after);
+      if (size >= 0) size += here;
+    } else if (isRecord(after) && isRecord(before)) size = snapshotChangeSize(before, after, here);
     else if (Array.isArray(after) && Array.isArray(before) && extends_(before, after)) {
-      size = after.length > before.length ? quickStoredSize(after.slice(before.length)) : null;
+      size = after.length > before.length ? quickStoredSize(after, before.length) : null;
       if (size !== null && size >= 0) size += here;
     } else {
       size = quickStoredSize(after);
@@ -92,6 +96,23 @@ export function snapshotChangeSize(prev: Record<string, unknown>, next: Record<s
   }
   if (bytes === null) for (const key in prev) if (Object.hasOwn(prev, key) && !Object.hasOwn(next, key) && prev[key] !== undefined) return 0;
   return bytes;
+}
+
+/** What `quickStoredSize` gives for a value that is not an object (or is null). */
+function primitiveSize(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return Number.isFinite(value) ? 8 : -1;
+    case 'boolean':
+    case 'undefined':
+      return 5;
+    case 'object':
+      return 5;
+    default:
+      return -1;
+  }
 }
 
 /** True when `after` starts with every item of `before` (the same values, by identity). */

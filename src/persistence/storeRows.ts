@@ -143,7 +143,7 @@ export function patchColumns(patch: RunPatch, limit: number = MAX_STORED_BYTES, 
 export function encodeEvents(events: readonly StoredEvent[], limit: number = MAX_STORED_BYTES): string[] {
   checkEventList(events);
   return events.map((event, i) => {
-    checkEvent(event, `events[${i}]`);
+    checkEvent(event, i);
     return eventData(event, limit);
   });
 }

@@ -114,6 +114,8 @@ const QUICK_NODES = 50_000;
 let quickNodes = 0;
 /** Set by {@link quickSize} when the value holds a long string or a large object (a value table might apply). */
 let quickLong = false;
+/** Set by {@link quickSize} when the value holds a long string. */
+let quickLongString = false;
 
 /**
  * The census's byte count for a value with nothing unusual, in one walk without bookkeeping, or -1
@@ -123,7 +125,7 @@ let quickLong = false;
 function quickSize(value: unknown, depth: number): number {
   switch (typeof value) {
     case 'string':
-      if (value.length >= SHARED_VALUE_MIN) quickLong = true;
+      if (value.length >= SHARED_VALUE_MIN) quickLong = quickLongString = true;
       return value.length + 2;
     case 'number':
       return Number.isFinite(value) ? 8 : -1;
@@ -159,10 +161,16 @@ function quickSize(value: unknown, depth: number): number {
 
 /** {@link quickSize} from the top of a value, and whether it holds anything a value table could share. */
 function quickMeasure(root: unknown): { bytes: number; long: boolean } {
+  const bytes = quickBytes(root);
+  return { bytes, long: quickLong };
+}
+
+/** {@link quickSize} from the top of a value; {@link quickLong} and {@link quickLongString} tell what it holds. */
+function quickBytes(root: unknown): number {
   quickNodes = 0;
   quickLong = false;
-  const bytes = quickSize(root, 0);
-  return { bytes, long: quickLong };
+  quickLongString = false;
+  return quickSize(root, 0);
 }
 
 /** The path and length of the longest string in a value, to say what made it too large. */
@@ -291,9 +299,39 @@ export function encodePlainStored(root: unknown, what: string, limit: number = M
   return quick.bytes >= 0 && !quick.long ? stringifyWithin(root, root, what, limit) : null;
 }
 
-/** The byte count {@link storableSize} gives from its quick walk, or -1 when only the census can measure the value (or name what is wrong with it). */
-export function quickStoredSize(value: unknown): number {
-  return quickMeasure(value).bytes;
+/**
+ * What {@link encodeStored} writes for `root` when that is plain JSON, for a value holding no
+ * string long enough for its value table (objects may be large: a run's path, its state): the
+ * value's JSON when no large object appears in it twice; null otherwise (a long string, a shared
+ * object, or a value the quick walk leaves to the census), which needs the full encoder. Such a text
+ * stands on its own: joined with others, nothing in it could be shared with them but long strings,
+ * which it has none of.
+ */
+export function encodeUnsharedStored(root: unknown, what: string, limit: number = MAX_STORED_BYTES): string | null {
+  const clashes = typeof root === 'object' && root !== null && !Array.isArray(root) && FORMAT_KEY in root;
+  if (clashes || quickBytes(root) < 0 || quickLongString) return null;
+  if (quickLong && census(root, what).repeated) return null;
+  return stringifyWithin(root, root, what, limit);
+}
+
+/**
+ * The byte count {@link storableSize} gives from its quick walk, or -1 when only the census can
+ * measure the value (or name what is wrong with it). With `from`, `value` is an array and the count
+ * is that of `value.slice(from)` (the items a list grew by), taken without the copy.
+ */
+export function quickStoredSize(value: unknown, from?: number): number {
+  if (from === undefined) return quickBytes(value);
+  quickNodes = 1;
+  quickLong = false;
+  quickLongString = false;
+  const items = value as readonly unknown[];
+  let bytes = 2;
+  for (let i = from; i < items.length; i++) {
+    const inner = quickSize(items[i], 1);
+    if (inner < 0) return -1;
+    bytes += inner + 1;
+  }
+  return bytes;
 }
 
 /** Parses a value written by {@link encodeStored} (or plain JSON written before it existed). */

@@ -1,4 +1,5 @@
 import { types } from 'node:util';
+import { quoteJson } from '../persistence/quoteJson.js';
 
 /** What replaces a removed secret. */
 export const REDACTED = '[redacted]';
@@ -256,60 +257,86 @@ function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, v
   return true;
 }
 
-/** How many objects and arrays {@link isCleanPlainJson} looks at before it leaves a value to the general path. */
+/** How many objects and arrays {@link cleanPlainJson} looks at before it leaves a value to the general path. */
 const CLEAN_PLAIN_MAX_NODES = 2_000;
+let cleanPlainNodes = 0;
 
 /**
- * True when `value` is plain JSON that {@link redactFields} gives back as it is, so its
- * `JSON.stringify` text is what a store keeps and what a redacted copy would be: plain objects and
- * arrays, strings shorter than `maxString`, finite numbers, booleans, null and undefined, with no
- * string a scrub would change, no `__` key, no secret-looking key, no `toJSON` (a key, or a method
+ * The `JSON.stringify` text of `value` when it is plain JSON that {@link redactFields} gives back as
+ * it is, so the text is what a store keeps and what a redacted copy would be; else null. Plain JSON
+ * here: plain objects and arrays, strings shorter than `maxString`, finite numbers, booleans, null
+ * and undefined (left out of an object, null in an array, as JSON writes them), with no string a
+ * scrub would change, no `__` key, no secret-looking key, no `toJSON` (a key, or a method
  * `JSON.stringify` would call: own or inherited, enumerable or not, on an object or an array) and
- * no object whose `type` is `'Buffer'`. One walk; false when in doubt (deeper than 64 levels, more
- * than 2,000 objects), for which the caller takes the general path. A getter is read here and again
- * by the caller's `JSON.stringify`: one that gives another value on the second read is not seen
- * (as with {@link redactsToItself}); the general path reads each property once.
+ * no object whose `type` is `'Buffer'`. Checked and written in one walk, reading each property once
+ * (half the time of a check followed by `JSON.stringify` for the small values a step makes); null
+ * when in doubt (deeper than 64 levels, more than 2,000 objects), for which the caller takes the
+ * general path. Undefined itself, which JSON does not write, is null.
  */
-export function isCleanPlainJson(value: unknown, secrets: readonly string[], maxString: number): boolean {
+export function cleanPlainJson(value: unknown, secrets: readonly string[], maxString: number): string | null {
   let clean = cleanStrings.get(secrets);
   if (clean === undefined) cleanStrings.set(secrets, (clean = new Set()));
-  const budget = { nodes: CLEAN_PLAIN_MAX_NODES };
-  return cleanPlain(value, secrets, clean, maxString, 0, budget);
+  cleanPlainNodes = CLEAN_PLAIN_MAX_NODES;
+  return value === undefined ? null : cleanPlainText(value, secrets, clean, maxString, 0);
 }
 
-function cleanPlain(v: unknown, secrets: readonly string[], clean: Set<string>, maxString: number, depth: number, budget: { nodes: number }): boolean {
+/** Keys with their JSON text: a run's values repeat their keys step after step. Bounded; cleared when full. */
+const quotedKeys = new Map<string, string>();
+function quotedKey(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = quoteJson(key);
+    if (quotedKeys.size >= CLEAN_MAX_ENTRIES) quotedKeys.clear();
+    quotedKeys.set(key, text);
+  }
+  return text;
+}
+
+function cleanPlainText(v: unknown, secrets: readonly string[], clean: Set<string>, maxString: number, depth: number): string | null {
   switch (typeof v) {
     case 'string':
-      return v.length < maxString && scrubCached(v, secrets, clean) === v;
+      return v.length < maxString && scrubCached(v, secrets, clean) === v ? quoteJson(v) : null;
     case 'number':
-      return Number.isFinite(v);
+      // A finite number's JSON is its string (-0 is 0 in both).
+      return Number.isFinite(v) ? String(v) : null;
     case 'boolean':
-    case 'undefined':
-      return true;
+      return v ? 'true' : 'false';
     case 'object':
       break;
     default:
-      return false;
+      return null;
   }
-  if (v === null) return true;
-  if (depth >= UNCHANGED_MAX_DEPTH || --budget.nodes < 0) return false;
+  if (v === null) return 'null';
+  if (depth >= UNCHANGED_MAX_DEPTH || --cleanPlainNodes < 0) return null;
   // JSON.stringify calls a toJSON it finds anywhere on the value, enumerable or not, own or
   // inherited (an array's own, an Array subclass's, one defined with defineProperty): such a
   // value takes the general path, which redacts what toJSON gives.
-  if (hasToJSON(v) || types.isBoxedPrimitive(v)) return false;
+  if (hasToJSON(v) || types.isBoxedPrimitive(v)) return null;
   if (Array.isArray(v)) {
-    if (Object.getPrototypeOf(v) !== Array.prototype) return false;
-    for (let i = 0; i < v.length; i++) if (!cleanPlain(v[i], secrets, clean, maxString, depth + 1, budget)) return false;
-    return true;
+    if (Object.getPrototypeOf(v) !== Array.prototype) return null;
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      const inner: unknown = v[i];
+      const text = inner === undefined ? 'null' : cleanPlainText(inner, secrets, clean, maxString, depth + 1);
+      if (text === null) return null;
+      out += i === 0 ? text : `,${text}`;
+    }
+    return `${out}]`;
   }
-  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return null;
+  let out = '{';
   for (const key in v) {
-    if (key.startsWith('__') || key === 'toJSON' || isSecretKey(key) || scrubCached(key, secrets, clean) !== key) return false;
+    if (key.startsWith('__') || key === 'toJSON' || isSecretKey(key) || scrubCached(key, secrets, clean) !== key) return null;
     const inner = (v as Record<string, unknown>)[key];
-    if (key === 'type' && inner === 'Buffer') return false;
-    if (!cleanPlain(inner, secrets, clean, maxString, depth + 1, budget)) return false;
+    if (key === 'type' && inner === 'Buffer') return null;
+    if (inner === undefined) continue;
+    const text = cleanPlainText(inner, secrets, clean, maxString, depth + 1);
+    if (text === null) return null;
+    // An inherited key (a polluted Object.prototype) is checked, as the general path would see it, but JSON leaves it out.
+    if (!Object.hasOwn(v, key)) continue;
+    out += `${out.length === 1 ? '' : ','}${quotedKey(key)}:${text}`;
   }
-  return true;
+  return `${out}}`;
 }
 
 /**

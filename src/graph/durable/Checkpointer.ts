@@ -12,7 +12,7 @@ import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
-import { takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
+import { snapshotFailure, takeSnapshot, typedSnapshotFailure } from './takeSnapshot.js';
 
 /** Macrosteps in one commit at most (a run whose nodes never yield still commits this often). */
 export const GROUP_STEPS = 64;
@@ -172,7 +172,13 @@ export class Checkpointer implements TraceRecorder {
   checkpoint(actor: Actor<GraphMachine>): void {
     const context = actor.getSnapshot().context;
     const status: StoredRunStatus = context.status;
-    const next = typedSnapshotFailure(actor, () => persistedSnapshot(actor));
+    // In place, with no closure: this runs at every step.
+    let next: Record<string, unknown>;
+    try {
+      next = persistedSnapshot(actor);
+    } catch (error) {
+      throw snapshotFailure(actor, error);
+    }
     if (this.#latest !== null && status === 'running' && !this.#eventsOnly) {
       const bytes = checkStep(actor, this.#latest, next, this.#options.secrets, this.#limit);
       this.#latest = next;
@@ -182,24 +188,27 @@ export class Checkpointer implements TraceRecorder {
       const over = this.#snapshotBytes + this.#logBytes + this.#pendingBytes > this.#limit;
       if (!over && this.#logSteps < SNAPSHOT_EVERY_STEPS && this.#logBytes < Math.max(this.#snapshotBytes, SNAPSHOT_MIN_LOG_BYTES)) {
         if (this.#pending >= GROUP_STEPS) this.#flush(actor);
-        else if (!this.#flushQueued) {
-          this.#flushQueued = true;
-          setImmediate(() => {
-            this.#flushQueued = false;
-            try {
-              this.#flush(actor);
-            } catch (error) {
-              // A step record that cannot be encoded stops the run, as a failed write does.
-              this.#fail(error);
-            }
-          });
-        }
+        else if (!this.#flushQueued) this.#queueFlush(actor);
         return;
       }
       // The records would outgrow a snapshot (or the store's limit): one snapshot replaces them.
       if (over) encodeStored(takeSnapshot(actor, this.#options.secrets, next), 'snapshot', this.#limit);
     }
     this.#snapshot(actor, next, status);
+  }
+
+  /** Commits the steps so far at the end of this event-loop turn. */
+  #queueFlush(actor: Actor<GraphMachine>): void {
+    this.#flushQueued = true;
+    setImmediate(() => {
+      this.#flushQueued = false;
+      try {
+        this.#flush(actor);
+      } catch (error) {
+        // A step record that cannot be encoded stops the run, as a failed write does.
+        this.#fail(error);
+      }
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
 import type { StoredEvent } from '../../persistence/RunStore.js';
-import { encodePlainStored } from '../../persistence/storedJson.js';
+import { encodePlainStored, encodeUnsharedStored } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
@@ -13,6 +13,9 @@ import { withFields } from '../withFields.js';
  * "after seq n" (`listEvents`, `Last-Event-ID`), for which a gap is no loss.
  */
 export const LIVE_ONLY: ReadonlySet<string> = new Set(['model.delta']);
+
+/** How many node ids {@link EventBuffer} remembers as clean for one run id and path. */
+const CLEAN_NODES_MAX = 256;
 
 /** The envelope of a stamped event (its own values, as redacted). */
 function envelopeOf(event: TraceEvent): StoredEnvelope {
@@ -37,8 +40,13 @@ export class EventBuffer {
   #events: StoredEvent[] = [];
   /** Node ids and edge kinds of the run's step events, quoted (see {@link stepEventJson}). */
   readonly #strings: QuotedStrings = new Map();
-  /** The last envelope found to need no redaction. */
-  #lastEnvelope: EventEnvelope | null = null;
+  /**
+   * The run id and path of the envelopes last found to need no redaction, and their node ids
+   * found so (a run's events alternate between its nodes' ids and none).
+   */
+  #cleanRunId: string | null = null;
+  #cleanPath: string | null = null;
+  readonly #cleanNodes = new Set<string | null>();
 
   constructor(runId: string, secrets: readonly string[], limit: number) {
     this.#runId = runId;
@@ -89,8 +97,11 @@ export class EventBuffer {
     if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelope, true);
     try {
       // An event with a field of the envelope's own name (a node's custom event) is stored whole, so its keys keep their order.
+      // A large object in it (a finished run's path) is written as it is when nothing in the event
+      // repeats it: the text encodeStored would write, without the redacted copy and the table
+      // check of a whole row (the copy it would get has nothing a table could share with other events).
       if (plainFields(event) && eventRedactsToItself(event as WorkflowEvent, secrets)) {
-        json = encodePlainStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
+        json = encodeUnsharedStored(event, `event ${envelope.seq} (${event.type})`, this.#limit);
       }
     } catch {
       // Too large or not JSON: the store's encoder reports it, naming the event.
@@ -106,14 +117,20 @@ export class EventBuffer {
   }
 
   /**
-   * Whether nothing in an envelope needs redacting (its run id, path and node: the ids and numbers
-   * are the engine's own), remembered for the last one: a run's events repeat them.
+   * Whether nothing in an envelope needs redacting: its run id, path and node are the only fields
+   * checked (the ids and numbers are the engine's own, see `eventRedactsToItself`), so the answer
+   * is remembered for the run id and path last found clean, per node id: a run's events repeat them.
    */
   #envelopeRedactsToItself(envelope: EventEnvelope): boolean {
-    const last = this.#lastEnvelope;
-    if (last !== null && last.runId === envelope.runId && last.path === envelope.path && last.nodeId === envelope.nodeId) return true;
+    const nodes = this.#cleanNodes;
+    if (envelope.runId === this.#cleanRunId && envelope.path === this.#cleanPath && nodes.has(envelope.nodeId)) return true;
     if (!eventRedactsToItself(envelope as WorkflowEvent, this.#secrets)) return false;
-    this.#lastEnvelope = envelope;
+    if (envelope.runId !== this.#cleanRunId || envelope.path !== this.#cleanPath || nodes.size >= CLEAN_NODES_MAX) {
+      nodes.clear();
+      this.#cleanRunId = envelope.runId;
+      this.#cleanPath = envelope.path;
+    }
+    nodes.add(envelope.nodeId);
     return true;
   }
 
@@ -129,7 +146,9 @@ export class EventBuffer {
     for (const key of ENVELOPE_KEYS) if (key !== 'nodeId' || !('nodeId' in event)) delete body[key];
     let json: string | null = null;
     try {
-      json = encodePlainStored(body, `event ${envelope.seq} (${redacted.type})`, this.#limit);
+      // The redacted copy shares no object with other events: a large one in it (a finished run's
+      // path) is written as it is when the copy does not repeat it (see #encodeParts).
+      json = encodeUnsharedStored(body, `event ${envelope.seq} (${redacted.type})`, this.#limit);
     } catch {
       // Too large or not JSON: the store's encoder reports it, naming the event.
     }

@@ -58,6 +58,11 @@ export function checkStep(actor: Actor<GraphMachine>, prev: Record<string, unkno
   const quick = snapshotChangeSize(prev, next);
   if (quick === null) return null;
   if (quick >= 0 && quick * 6 <= limit) return quick;
+  return checkStepFully(actor, prev, next, secrets, limit);
+}
+
+/** {@link checkStep} for a change the quick walk does not measure, or that could be near the limit (apart: its closure would make every step allocate). */
+function checkStepFully(actor: Actor<GraphMachine>, prev: Record<string, unknown>, next: Record<string, unknown>, secrets: readonly string[], limit: number): number | null {
   return typedSnapshotFailure(actor, () => {
     let bytes = 0;
     let patch: SnapshotPatch | null;

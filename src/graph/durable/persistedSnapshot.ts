@@ -39,16 +39,29 @@ export function persistedSnapshot(actor: Actor<GraphMachine>): Record<string, un
     context: GraphMachineContext;
     children: Record<string, AnyActorRef & { _syncSnapshot?: unknown; systemId?: string }>;
   };
-  if (snapshot.historyValue !== undefined && Object.keys(snapshot.historyValue).length > 0) {
+  if (snapshot.historyValue !== undefined && hasOwnKeys(snapshot.historyValue)) {
     const { output: _output, ...persisted } = actor.getPersistedSnapshot() as Record<string, unknown>;
     return { ...persisted, context: withLiveBudget(actor, persisted['context'] as GraphMachineContext) };
   }
-  const children: Record<string, unknown> = {};
-  for (const id of Object.keys(snapshot.children)) {
+  let children = NONE;
+  for (const id in snapshot.children) {
+    if (!Object.hasOwn(snapshot.children, id)) continue;
     const child = snapshot.children[id]!;
+    if (children === NONE) children = {};
     children[id] = { snapshot: child.getPersistedSnapshot(), src: child.src, systemId: child.systemId, syncSnapshot: child._syncSnapshot };
   }
-  return { status: snapshot.status, error: snapshot.error, value: snapshot.value, historyValue: {}, context: withLiveBudget(actor, snapshot.context), children };
+  return { status: snapshot.status, error: snapshot.error, value: snapshot.value, historyValue: NONE, context: withLiveBudget(actor, snapshot.context), children };
+}
+
+/**
+ * The empty history and children of a snapshot (frozen: snapshots are never changed in place, and
+ * one shared object lets a step's check skip them as unchanged instead of walking two new ones).
+ */
+const NONE = Object.freeze({}) as Record<string, unknown>;
+
+function hasOwnKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 /**

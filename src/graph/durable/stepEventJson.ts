@@ -1,7 +1,7 @@
 import { STEP_EVENT_CODES, STEP_EVENT_ITEMS } from '../../persistence/stepEventItems.js';
 import { SHARED_VALUE_MIN } from '../../persistence/storedJson.js';
 import type { HopEvent } from '../../trace/HopListener.js';
-import { isCleanPlainJson, stringNeedsScrub } from '../../trace/redact.js';
+import { cleanPlainJson, stringNeedsScrub } from '../../trace/redact.js';
 
 /**
  * The fields of the step events the engine makes at every step, in the order it writes them (see
@@ -51,9 +51,7 @@ const numeral = (value: unknown): string | null => (typeof value === 'number' &&
  * the limit as a whole.
  */
 function plain(value: unknown, secrets: readonly string[]): string | null {
-  if (value === null) return 'null';
-  if (value === undefined || !isCleanPlainJson(value, secrets, SHARED_VALUE_MIN)) return null;
-  return JSON.stringify(value);
+  return value === null ? 'null' : cleanPlainJson(value, secrets, SHARED_VALUE_MIN);
 }
 
 /**

@@ -17,10 +17,15 @@ export function typedSnapshotFailure<T>(actor: Actor<GraphMachine>, work: () => 
   try {
     return work();
   } catch (error) {
-    if (error instanceof SwitchboardError) throw error;
-    assertStorable(actor.getSnapshot().context, 'snapshot.context');
-    throw new StoreError(`the run's snapshot cannot be stored: ${describeThrown(error)}`, { code: 'store_encoding', cause: error });
+    throw snapshotFailure(actor, error);
   }
+}
+
+/** What {@link typedSnapshotFailure} throws for `error`, thrown by work on the run's snapshot (for callers that run the work in place, with no closure). */
+export function snapshotFailure(actor: Actor<GraphMachine>, error: unknown): unknown {
+  if (error instanceof SwitchboardError) return error;
+  assertStorable(actor.getSnapshot().context, 'snapshot.context');
+  return new StoreError(`the run's snapshot cannot be stored: ${describeThrown(error)}`, { code: 'store_encoding', cause: error });
 }
 
 /**

@@ -144,6 +144,32 @@ describe.each([
     expect(all).toContain('[redacted]');
   });
 
+  it('are kept exactly as a live listener saw them when the last ones hold large values: a long path, a large object twice, a long string', async () => {
+    const big = { rows: Array.from({ length: 60 }, (_, i) => `row ${i} of a large object`) };
+    for (const write of ['none', 'object twice', 'long string'] as const) {
+      const graph = new StateGraph({ name: 'step-events-large', maxSteps: 300 })
+        .addNode('a', (ctx) => {
+          ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
+          if (write === 'object twice' && ctx.get('first') === undefined) {
+            ctx.put('first', big);
+            ctx.put('second', big);
+          }
+          if (write === 'long string' && ctx.get('text') === undefined) ctx.put('text', 'x'.repeat(2_000));
+          return null;
+        })
+        .addNode('b', () => null)
+        .start('a')
+        .addEdge('a', 'b')
+        .addEdge('b', 'a');
+      const live: string[] = [];
+      const run = await graph.run('go', { store: target().store, onEvent: (e) => live.push(seen(e)) });
+      expect(run.steps).toBe(300);
+      // run.completed holds the run's path (300 ids): an object larger than a value table's least (1 KiB).
+      expect(JSON.stringify((JSON.parse(live.at(-1)!) as { run: { path: string[] } }).run.path).length).toBeGreaterThan(1_024);
+      await expectStoredAsLive(target().store, run.runId, live);
+    }
+  });
+
   it('keep what a step was when it happened: a node that changes the result it returned, a listener that changes the events it gets', async () => {
     const shared = { outputText: 'same object', rawResponse: { n: 0 } };
     const graph = new StateGraph({ name: 'step-events-mutating', maxSteps: 40 })
