@@ -65,8 +65,10 @@ async function cancelSpecialistRuns(store: RunStore, coordinator: RunRecord, opt
     try {
       await cancelRun(store, childId, options);
     } catch (error) {
-      // Ended already, or never created: nothing to stop.
-      if (error instanceof RunStateError && (error.code === 'run_finished' || error.code === 'run_not_found')) continue;
+      // Ended already, or never created: nothing to stop. One that kept changing (its leg checkpoints
+      // faster than the cancel lands) must not fail the coordinator's cancel, which is done, nor keep
+      // its siblings running: a worker refuses its next leg, its coordinator run having finished.
+      if (error instanceof RunStateError && (error.code === 'run_finished' || error.code === 'run_not_found' || error.code === 'run_conflict')) continue;
       throw error;
     }
   }
