@@ -10,7 +10,7 @@ import { RunQueue, queueNameOf } from './RunQueue.js';
 import type { RunJobData } from './runJob.js';
 import { FINISHED_STATUSES } from '../persistence/RunStore.js';
 import type { QueuedSpecialist } from '../graph/GraphMachineContext.js';
-import type { SpecialistRuns } from '../graph/SpecialistRuns.js';
+import { specialistParentOf, type SpecialistRuns } from '../graph/SpecialistRuns.js';
 import { withSpecialistGraphs } from './specialistGraphs.js';
 import { storedSpecialistRuns } from './storedSpecialistRuns.js';
 
@@ -272,9 +272,9 @@ export class RunWorker {
    * the coordinator run gets a job.
    */
   async #wakeParent(runId: string): Promise<void> {
-    const parts = runId.split(':');
-    if (parts.length !== 3) return;
-    const parent = await this.#options.store.getRun(parts[0]!);
+    const parentId = specialistParentOf(runId);
+    if (parentId === null) return;
+    const parent = await this.#options.store.getRun(parentId);
     if (parent === null || parent.status !== 'waiting' || !(await this.#queue.needsJob(parent))) return;
     await this.#queue.enqueue(parent);
   }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { END, RunManager, StateGraph, createServer, type RunPatch, type RunStore, type StoredEvent } from '../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
 import { SseReader, seqs } from './sseClient.js';
+import { storeWith } from '../support/storeWith.js';
+import { gateGraph } from '../support/gateGraph.js';
 
 /** One write of a run's row: the status it set (if any) and the types of the events that went with it. */
 interface Write {
@@ -18,25 +20,18 @@ interface Write {
 function observed(store: RunStore, delayMs: number): { store: RunStore; writes: Write[] } {
   const writes: Write[] = [];
   const slow = (events: readonly StoredEvent[]) => (events.some((e) => e.type === 'run.completed') ? new Promise((r) => setTimeout(r, delayMs)) : null);
-  const wrapped = new Proxy(store, {
-    get(target, key, receiver) {
-      if (key === 'updateRun') {
-        return async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
-          writes.push({ status: patch.status, events: events.map((e) => e.type) });
-          await slow(events);
-          return target.updateRun(runId, version, patch, events);
-        };
-      }
-      if (key === 'appendSteps' && target.appendSteps !== undefined) {
-        return async (runId: string, version: number, steps: readonly string[], events: StoredEvent[] = []) => {
-          writes.push({ status: undefined, events: events.map((e) => e.type) });
-          await slow(events);
-          return target.appendSteps!(runId, version, steps, events);
-        };
-      }
-      const value = Reflect.get(target, key, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+  const write =
+    (status: (args: unknown[]) => string | undefined) =>
+    (original: (...args: unknown[]) => Promise<unknown>) =>
+    async (...args: unknown[]) => {
+      const events = (args[3] ?? []) as StoredEvent[];
+      writes.push({ status: status(args), events: events.map((e) => e.type) });
+      await slow(events);
+      return original(...args);
+    };
+  const wrapped = storeWith(store, {
+    updateRun: write((args) => (args[2] as RunPatch).status),
+    appendSteps: write(() => undefined),
   });
   return { store: wrapped, writes };
 }
@@ -190,17 +185,7 @@ describe.each([
   it('a run cancelled from another process whose node ends before the next renewal reports cancelled, as its row says', async () => {
     const store = target().store;
     const runId = 'finished-row-remote-cancel-at-write';
-    let release: () => void = () => {};
-    let markStarted: () => void = () => {};
-    const inNode = new Promise<void>((resolve) => (markStarted = resolve));
-    const graph = new StateGraph({ name: 'finished-row-gate' })
-      .addNode('a', () => 'one')
-      .addNode('gate', () => new Promise<string>((resolve) => ((release = () => resolve('through')), markStarted())))
-      .addNode('after', () => 'after')
-      .start('a')
-      .addEdge('a', 'gate')
-      .addEdge('gate', 'after')
-      .addEdge('after', END);
+    const { graph, inNode, release } = gateGraph('finished-row-gate');
     const started = graph.run('go', { store, runId });
     await inNode;
     while ((await store.getRun(runId)) === null) await new Promise((r) => setTimeout(r, 5));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cancelRun, type RunStore } from '../../../src/index.js';
+import { cancelRun } from '../../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
+import { storeWith } from '../../support/storeWith.js';
 
 describe.each([
   ['SQLite', sqliteTarget],
@@ -16,14 +17,8 @@ describe.each([
       await store.insertRun({ runId, graphName: 's', graphHash: 'h', status: 'running', owner: 'elsewhere/1/b', leaseExpiresAt: Date.now() + 60_000, snapshot: { context: {} } });
     }
     // The first one's leg checkpoints faster than a cancel can land (every compare-and-set lost).
-    const busy: RunStore = new Proxy(store, {
-      get(t, key, receiver) {
-        if (key === 'updateRun') {
-          return async (runId: string, ...rest: unknown[]) => (runId === 'desk:2:1' ? null : (t.updateRun as (...a: unknown[]) => unknown).call(t, runId, ...rest));
-        }
-        const value = Reflect.get(t, key, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-      },
+    const busy = storeWith(store, {
+      updateRun: (original) => async (runId: string, ...rest: unknown[]) => (runId === 'desk:2:1' ? null : original(runId, ...rest)),
     });
     expect((await cancelRun(busy, 'desk')).status).toBe('cancelled');
     expect((await store.getRun('desk:2:2'))!.status).toBe('cancelled');

@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunPatch, type RunStore, type StoredEvent } from '../../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
+import { failingNextWrite, storeWith } from '../../support/storeWith.js';
+import { gateGraph } from '../../support/gateGraph.js';
 
 /** a → wait (until the run is aborted) → END; `started` resolves when wait begins. */
 function gated(name: string) {
@@ -28,21 +30,15 @@ function holdingLastWrite(store: RunStore): { store: RunStore; reached: Promise<
   let reach: () => void = () => {};
   const reached = new Promise<void>((resolve) => (reach = resolve));
   let holding = false;
-  const wrapped = new Proxy(store, {
-    get(target, key, receiver) {
-      if (key === 'updateRun') {
-        return async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
-          if (!holding && events.some((e) => e.type === 'run.completed')) {
-            holding = true;
-            const held = new Promise<void>((resolve) => (release = resolve));
-            reach();
-            await held;
-          }
-          return target.updateRun(runId, version, patch, events);
-        };
+  const wrapped = storeWith(store, {
+    updateRun: (original) => async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
+      if (!holding && events.some((e) => e.type === 'run.completed')) {
+        holding = true;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        reach();
+        await held;
       }
-      const value = Reflect.get(target, key, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return original(runId, version, patch, events);
     },
   });
   return { store: wrapped, reached, release: () => release() };
@@ -115,28 +111,13 @@ describe.each([
   it('leaves the row cancelled (not failed), releases it, and reports the run cancelled', async () => {
     const store = target().store;
     const runId = 'cancelled-then-write-fails';
-    let cancelled = false;
     // The leg's first write after the cancel fails (a connection reset); the store is back after it.
-    const failing = new Proxy(store, {
-      get(t, key, receiver) {
-        if (key === 'updateRun' || key === 'appendSteps') {
-          return async (...args: unknown[]) => {
-            if (cancelled) {
-              cancelled = false;
-              throw new Error('connection reset');
-            }
-            return (Reflect.get(t, key, receiver) as (...a: unknown[]) => unknown).apply(t, args);
-          };
-        }
-        const value = Reflect.get(t, key, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-      },
-    });
+    const failing = failingNextWrite(store);
     const { graph, started } = gated('cancelled-write-fails');
-    const leg = graph.run('go', { store: failing, runId });
+    const leg = graph.run('go', { store: failing.store, runId });
     await started;
     await cancelRun(store, runId);
-    cancelled = true;
+    failing.failNext();
     const run = await leg;
     expect(run.status).toBe('cancelled');
     expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null });
@@ -152,35 +133,10 @@ describe.each([
   it('leaves the run to the leg that holds it now (not failed)', async () => {
     const store = target().store;
     const runId = 'taken-then-write-fails';
-    let broken = false;
     // The leg's next write fails (a connection reset); the store is back after it.
-    const failing = new Proxy(store, {
-      get(t, key, receiver) {
-        if (key === 'updateRun' || key === 'appendSteps') {
-          return async (...args: unknown[]) => {
-            if (broken) {
-              broken = false;
-              throw new Error('connection reset');
-            }
-            return (Reflect.get(t, key, receiver) as (...a: unknown[]) => unknown).apply(t, args);
-          };
-        }
-        const value = Reflect.get(t, key, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
-      },
-    });
-    let release: () => void = () => {};
-    let markStarted: () => void = () => {};
-    const inNode = new Promise<void>((resolve) => (markStarted = resolve));
-    const graph = new StateGraph({ name: 'taken-write-fails' })
-      .addNode('a', () => 'one')
-      .addNode('gate', () => new Promise<string>((resolve) => ((release = () => resolve('through')), markStarted())))
-      .addNode('after', () => 'after')
-      .start('a')
-      .addEdge('a', 'gate')
-      .addEdge('gate', 'after')
-      .addEdge('after', END);
-    const leg = graph.run('go', { store: failing, runId });
+    const failing = failingNextWrite(store);
+    const { graph, inNode, release } = gateGraph('taken-write-fails');
+    const leg = graph.run('go', { store: failing.store, runId });
     await inNode;
     // Its writes so far are stored (the gate's start among them): nothing of it is in flight.
     while (!(await store.listEvents(runId)).some((e) => e.type === 'node.started' && (e.data as { nodeId?: string }).nodeId === 'gate')) {
@@ -193,7 +149,7 @@ describe.each([
       taken = await store.updateRun(runId, record.version, { owner: 'elsewhere/1/b', leaseExpiresAt: Date.now() + 60_000 });
     }
     expect(taken).not.toBeNull();
-    broken = true;
+    failing.failNext();
     release();
     const run = await leg;
     expect(run.status).toBe('failed');
