@@ -77,7 +77,14 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
       // Two graphs' first steps under one id at once share one read: the graph it was read for owns them.
       const owner = graphs.get(call.runId);
       if (owner !== undefined && owner !== call.graph) throw recordsConflict(call, owner);
-      const found = records.get(call.key);
+      let found = records.get(call.key);
+      if (found !== undefined && found.status !== 'COMPLETED') {
+        // Kept from an earlier run with this id: resetFailedSteps (or `switchboard retry`) may have
+        // forgotten it in the store since, so the store decides, not this runner's memory.
+        found = (await steps.listStepRecords(call.runId)).find((r) => r.key === call.key);
+        if (found === undefined) records.delete(call.key);
+        else records.set(call.key, found);
+      }
       if (found?.status === 'COMPLETED') {
         call.replay(found.writes);
         return (found.output ?? null) as AgentResult | null;

@@ -108,6 +108,30 @@ describe.each(targets)('checkpointingStepRunner with step records in %s', (_name
     expect(after.steps.find((s) => s.key === '3:three')?.attempts).toBe(1);
   });
 
+  it('one runner kept across resetFailedSteps (as the README writes it) runs the reset step again instead of failing it from memory', async () => {
+    const store = storeOf(make);
+    const c = counters();
+    const runner = checkpointingStepRunner(store);
+    const first = await pipeline(c).run('order', { runId: 'order-43', stepRunner: runner });
+    expect(first.status).toBe('failed');
+    c.outage.on = false;
+    expect(await new CheckpointManager(store).resetFailedSteps('order-43')).toEqual(['3:three']);
+    const retried = await pipeline(c).run('order', { runId: 'order-43', stepRunner: runner });
+    expect(retried.error?.message).toBeUndefined();
+    expect(retried.status).toBe('completed');
+    expect(retried.outputText).toBe('order-1-2-3 (order:fetched, 42)-4');
+    expect(c.runs).toEqual({ one: 1, two: 1, three: 2, four: 1 });
+    const after = await new CheckpointManager(store).getRunState('order-43');
+    expect(after.steps.map((s) => `${s.key} ${s.status} ${s.attempts}`)).toEqual(['1:one COMPLETED 1', '2:two COMPLETED 1', '3:three COMPLETED 1', '4:four COMPLETED 1']);
+    // Not reset, the same runner still refuses the failed step without executing it.
+    c.outage.on = true;
+    const other = await pipeline(c).run('order', { runId: 'order-44', stepRunner: runner });
+    expect(other.status).toBe('failed');
+    const refused = await pipeline(c).run('order', { runId: 'order-44', stepRunner: runner });
+    expect(refused.error).toBeInstanceOf(StepFailedError);
+    expect(c.runs.three).toBe(3);
+  });
+
   it('a typed workflow: the same, with the context a reused step wrote restored', async () => {
     const store = storeOf(make);
     const reference = counters();
