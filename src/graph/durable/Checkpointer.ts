@@ -9,6 +9,7 @@ import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
+import { cancelledEvents } from './cancelledEvents.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
@@ -296,7 +297,8 @@ export class Checkpointer implements TraceRecorder {
     const last = this.#closing;
     this.#write(events, lastSeq, last, async () => {
       try {
-        return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnly ? this.#eventsOnlyPatch(lastSeq, last) : { ...patch, lastSeq }, events);
+        if (this.#eventsOnly) return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
+        return await this.#store.updateRun(this.#runId, this.#version, { ...patch, lastSeq }, events);
       } finally {
         this.#snapshotsInFlight -= 1;
       }
@@ -322,7 +324,7 @@ export class Checkpointer implements TraceRecorder {
     const last = this.#closing;
     this.#write(events, lastSeq, last, async () => {
       // A run cancelled meanwhile keeps only its events; its step records stop with it.
-      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), events);
+      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
       return (await this.#store.appendSteps!(this.#runId, this.#version, steps, events)) ? this.#version : null;
     });
   }
@@ -353,7 +355,7 @@ export class Checkpointer implements TraceRecorder {
             this.#eventsOnly = true;
             clearInterval(this.#timer);
             this.#options.onFenced(current);
-            next = await this.#store.updateRun(this.#runId, current.version, this.#eventsOnlyPatch(lastSeq, last), events);
+            next = await this.#store.updateRun(this.#runId, current.version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
           }
           if (next === null) {
             this.#fenced = true;

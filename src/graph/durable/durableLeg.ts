@@ -117,12 +117,12 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     const run = finishRun(runtime, output);
     await checkpointer.close(actor);
     // Cancelled in another process and found at a write: the store's word stands (the leg's last
-    // events are stored), whatever the machine reached meanwhile.
-    if (checkpointer.cancelled && checkpointer.failure === null && writeError === null) run.status = 'cancelled';
+    // events are stored, their run.completed saying so too), whatever the machine reached meanwhile.
+    if (checkpointer.cancelled && checkpointer.failure === null && writeError === null) asCancelled(run);
     if (checkpointer.fenced) {
       // Another process cancelled or recovered this run; report what the store says.
       const current = takenOver as RunRecord | null;
-      if (current?.status === 'cancelled') run.status = 'cancelled';
+      if (current?.status === 'cancelled') asCancelled(run);
       return run;
     }
     const failure = writeError ?? checkpointer.failure;
@@ -158,4 +158,11 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     active.delete(record.runId);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The run as its row says it ended, cancelled: no error, no wait (its stored run.completed says the same, see `cancelledEvents`). */
+function asCancelled(run: WorkflowRun): void {
+  run.status = 'cancelled';
+  delete run.error;
+  delete run.waiting;
 }

@@ -22,17 +22,20 @@ function gated(name: string) {
 }
 
 /**
- * The store as a leg sees it, with the write that carries `run.completed` held until `release()`:
- * `reached` resolves when that write is held.
+ * The store as a leg sees it, with the write that carries `run.completed` (or the first one `which`
+ * picks) held until `release()`: `reached` resolves when that write is held.
  */
-function holdingLastWrite(store: RunStore): { store: RunStore; reached: Promise<void>; release(): void } {
+function holdingLastWrite(
+  store: RunStore,
+  which: (patch: RunPatch, events: StoredEvent[]) => boolean = (_patch, events) => events.some((e) => e.type === 'run.completed'),
+): { store: RunStore; reached: Promise<void>; release(): void } {
   let release: () => void = () => {};
   let reach: () => void = () => {};
   const reached = new Promise<void>((resolve) => (reach = resolve));
   let holding = false;
   const wrapped = storeWith(store, {
     updateRun: (original) => async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
-      if (!holding && events.some((e) => e.type === 'run.completed')) {
+      if (!holding && which(patch, events)) {
         holding = true;
         const held = new Promise<void>((resolve) => (release = resolve));
         reach();
@@ -99,6 +102,87 @@ describe.each([
     expect((await leg).status).toBe('cancelled');
     expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, error: null });
     expect((await eventTypes(store, runId, 0)).at(-1)).toBe('run.cancelled');
+  });
+});
+
+/** The status the stored `run.completed` of the run itself (not a nested run's) gives. */
+async function storedCompletion(store: RunStore, runId: string): Promise<unknown> {
+  const events = await store.listEvents(runId);
+  const last = events.filter((e) => e.type === 'run.completed' && (e.data as { path?: string }).path === 'root').at(-1);
+  return (last?.data as { run?: { status?: unknown } } | undefined)?.run?.status;
+}
+
+describe.each([
+  ['SQLite', sqliteTarget],
+  ['PostgreSQL', postgresTarget],
+] as const)('a leg that finds its run cancelled only at its last write (%s)', (_label, makeTarget) => {
+  const target = useStoreTarget(makeTarget);
+
+  it.each([
+    [
+      'completed',
+      () =>
+        new StateGraph({ name: 'cancelled-at-last-write' })
+          .addNode('a', () => 'one')
+          .addNode('b', () => 'two')
+          .start('a')
+          .addEdge('a', 'b')
+          .addEdge('b', END),
+    ],
+    [
+      'failed',
+      () =>
+        new StateGraph({ name: 'cancelled-at-last-write-failing' })
+          .addNode('a', () => 'one')
+          .addNode('b', () => {
+            throw new Error('b broke');
+          })
+          .start('a')
+          .addEdge('a', 'b')
+          .addEdge('b', END),
+    ],
+  ] as const)('stores run.completed as cancelled, as its row says, although its machine %s', async (machine, makeGraph) => {
+    const store = target().store;
+    const runId = `cancelled-at-last-write-${machine}`;
+    const held = holdingLastWrite(store);
+    const graph = makeGraph();
+    const leg = graph.run('go', { store: held.store, runId });
+    // The machine has finished: the write of its finished row with run.completed is in flight.
+    await held.reached;
+    expect(await store.getRun(runId)).toMatchObject({ status: 'running' });
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled' });
+    held.release();
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(run.error).toBeUndefined();
+    // Read back later, as a workbench in another process would: the row and the log agree.
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null });
+    expect((await store.listEvents(runId)).at(-1)).toMatchObject({ type: 'run.completed' });
+    expect(await storedCompletion(store, runId)).toBe('cancelled');
+  });
+
+  it('stores run.completed as cancelled, with no wait, when the write of its wait found the cancel', async () => {
+    const store = target().store;
+    const runId = 'cancelled-at-wait-write';
+    const held = holdingLastWrite(store, (patch) => patch.status === 'waiting');
+    const graph = new StateGraph({ name: 'cancelled-at-wait-write' })
+      .addNode('a', () => 'one')
+      .addNode('ask', humanNode({ reason: () => 'go on?' }))
+      .start('a')
+      .addEdge('a', 'ask')
+      .addEdge('ask', END);
+    const leg = graph.run('go', { store: held.store, runId });
+    await held.reached;
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled' });
+    held.release();
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(run.waiting).toBeUndefined();
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, waitReason: null });
+    expect((await store.listEvents(runId)).at(-1)).toMatchObject({ type: 'run.completed' });
+    expect(await storedCompletion(store, runId)).toBe('cancelled');
+    const stored = (await store.listEvents(runId)).at(-1)!.data as { run: { waiting?: unknown } };
+    expect(stored.run.waiting).toBeUndefined();
   });
 });
 
