@@ -1,4 +1,5 @@
 import { AnalyticsError } from '../errors/AnalyticsError.js';
+import { setOwn } from './setOwn.js';
 import { solveLinear } from './solveLinear.js';
 import { START_STATE, statusOfState, TransitionRecord } from './TransitionRecord.js';
 import { findCycles, runSequences, thrashOf, type Cycle, type Thrash } from './runSequences.js';
@@ -105,7 +106,7 @@ export function analyzeTransitions(records: readonly TransitionRecord[]): Transi
   const n = states.length;
   const counts = states.map(() => new Array<number>(n).fill(0));
   const stats: Record<string, StateStats> = {};
-  for (const s of states) stats[s] = { visits: 0, meanDurationMs: 0, tokens: 0 };
+  for (const s of states) setOwn(stats, s, { visits: 0, meanDurationMs: 0, tokens: 0 });
   for (const r of kept) {
     counts[index.get(r.from)!]![index.get(r.to)!]! += 1;
     const st = stats[r.from]!;
@@ -130,14 +131,14 @@ export function analyzeTransitions(records: readonly TransitionRecord[]): Transi
   const stepsToEnd: Record<string, number> = {};
   for (let i = 0; i < (lonelyStart ? 0 : t); i++) {
     const row = fundamental[i]!;
-    stepsToEnd[transient[i]!] = row.reduce((a, b) => a + b, 0);
+    setOwn(stepsToEnd, transient[i]!, row.reduce((a, b) => a + b, 0));
     const ends: Record<string, number> = {};
     for (let a = 0; a < absorbing.length; a++) {
       let p = 0;
       for (let k = 0; k < t; k++) p += row[k]! * matrix[k]![t + a]!;
-      ends[statusOfState(absorbing[a]!) ?? absorbing[a]!] = p;
+      setOwn(ends, statusOfState(absorbing[a]!) ?? absorbing[a]!, p);
     }
-    absorption[transient[i]!] = ends;
+    setOwn(absorption, transient[i]!, ends);
   }
   return {
     workflows: [...new Set(kept.map((r) => r.workflow))],

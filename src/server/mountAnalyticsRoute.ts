@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { analyzeTransitions, type TransitionAnalysis } from '../analytics/analyzeTransitions.js';
+import { setOwn } from '../analytics/setOwn.js';
 import { storedTransitions } from '../analytics/storedTransitions.js';
 import type { TransitionRecord } from '../analytics/TransitionRecord.js';
 import { formatZodError } from '../errors/formatZodError.js';
@@ -29,7 +30,7 @@ export function mountAnalyticsRoute(app: Hono, runs: WorkbenchRuns): void {
       else list.push(record);
     }
     const analyses: Record<string, TransitionAnalysis> = {};
-    for (const [workflow, list] of byWorkflow) analyses[workflow] = analyzeTransitions(list);
+    for (const [workflow, list] of byWorkflow) setOwn(analyses, workflow, analyzeTransitions(list));
     return c.json({ graph, analyses });
   });
 }

@@ -101,6 +101,22 @@ describe('analyzeTransitions', () => {
     expect(() => analyzeTransitions(loop)).toThrowError(expect.objectContaining({ code: 'chain_not_absorbing' }));
   });
 
+  it('keeps states named __proto__ and constructor (records read from a file) as states of their own', () => {
+    const a = analyzeTransitions([...run('p', S, '__proto__', 'constructor', DONE), ...run('q', S, '__proto__', FAIL)]);
+    expect(Object.keys(a.stats)).toEqual([S, '__proto__', 'constructor', DONE, FAIL]);
+    expect(Object.hasOwn(a.stats, '__proto__')).toBe(true);
+    expect(a.stats['__proto__']).toEqual({ visits: 2, meanDurationMs: 10, tokens: 10 });
+    expect(Object.getPrototypeOf(a.stats)).toBe(Object.prototype);
+    expect(Object.keys(a.stepsToEnd)).toEqual([S, '__proto__', 'constructor']);
+    expect(a.stepsToEnd['__proto__']).toBeCloseTo(1.5, 12);
+    expect(Object.keys(a.absorption)).toEqual([S, '__proto__', 'constructor']);
+    expect(a.absorption['__proto__']).toEqual({ completed: 0.5, failed: 0.5 });
+    // What JSON (the CLI's --json, the workbench's API) carries.
+    const json = JSON.parse(JSON.stringify(a)) as typeof a;
+    expect(json.stats['__proto__']!.visits).toBe(2);
+    expect(json.absorption['__proto__']).toEqual({ completed: 0.5, failed: 0.5 });
+  });
+
   it('analyses no records as an empty chain', () => {
     const a = analyzeTransitions([]);
     expect(a.states).toEqual([S]);
