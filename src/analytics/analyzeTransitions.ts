@@ -2,7 +2,7 @@ import { AnalyticsError } from '../errors/AnalyticsError.js';
 import { setOwn } from './setOwn.js';
 import { solveLinear } from './solveLinear.js';
 import { START_STATE, statusOfState, TransitionRecord } from './TransitionRecord.js';
-import { findCycles, runSequences, thrashOf, type Cycle, type Thrash } from './runSequences.js';
+import { findCycles, runSequences, thrashOf, type Cycle, type RunSequence, type Thrash } from './runSequences.js';
 
 /** What each state of the chain saw: how often it was left, and the time, tokens and cost spent in it. */
 export interface StateStats {
@@ -53,6 +53,33 @@ export interface TransitionAnalysis {
   cycles: Cycle[];
 }
 
+/**
+ * The typed error for transient states from which no run reached an end: their names, the runs
+ * that went into them and did not end (still going, or their last records lost), and what to do.
+ */
+function notAbsorbing(transient: readonly string[], counts: readonly (readonly number[])[], sequences: readonly RunSequence[]): AnalyticsError | null {
+  const t = transient.length;
+  // A state reaches an end when one of its observed hops leads to an end or to a state that does.
+  const reaches = transient.map((_, i) => counts[i]!.some((c, j) => c > 0 && j >= t));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i < t; i++) {
+      if (reaches[i] || !counts[i]!.some((c, j) => c > 0 && j < t && reaches[j])) continue;
+      reaches[i] = true;
+      changed = true;
+    }
+  }
+  const stuck = transient.filter((_, i) => !reaches[i]);
+  if (stuck.length === 0) return null;
+  const inside = new Set(stuck);
+  const runs = sequences.filter((s) => s.states.some((state) => inside.has(state))).map((s) => JSON.stringify(s.runId));
+  const shown = runs.length > 5 ? `${runs.slice(0, 5).join(', ')} and ${runs.length - 5} more` : runs.join(', ');
+  return new AnalyticsError(
+    `no run ever left ${stuck.map((s) => JSON.stringify(s)).join(', ')} for an end, so how runs end from there cannot be estimated: the runs that went in (${shown}) have not ended (still going round, or their last records were lost); analyse again once they have ended, or leave their records out`,
+    'chain_not_absorbing',
+  );
+}
+
 /** Checks records handed in from outside (a file, a caller) before they are counted. */
 function checkRecords(records: readonly unknown[]): TransitionRecord[] {
   if (!Array.isArray(records)) throw new AnalyticsError(`analyzeTransitions needs an array of TransitionRecords; received ${typeof records}`, 'invalid_transition_record');
@@ -77,7 +104,7 @@ function checkRecords(records: readonly unknown[]): TransitionRecord[] {
  * loops runs go round most. A state no run ever left (a run still going) counts as absorbing; a run
  * that waited and went on counts once, without its wait. Throws AnalyticsError
  * `invalid_transition_record` for a record that is not one, and `chain_not_absorbing` when some
- * states never reach an end.
+ * states never reach an end (naming them and the runs that went into them and have not ended).
  *
  * @example
  * const recorder = new TransitionRecorder();
@@ -124,6 +151,8 @@ export function analyzeTransitions(records: readonly TransitionRecord[]): Transi
   // A start no record left (no records at all) ends nowhere: give it no row rather than a singular one.
   const t = transient.length;
   const lonelyStart = kept.length === 0;
+  const stuck = lonelyStart ? null : notAbsorbing(transient, counts, sequences);
+  if (stuck !== null) throw stuck;
   const iMinusQ = lonelyStart ? [] : transient.map((_, i) => transient.map((__, j) => (i === j ? 1 : 0) - matrix[i]![j]!));
   const identity = transient.map((_, i) => transient.map((__, j) => (i === j ? 1 : 0)));
   const fundamental = lonelyStart ? [] : solveLinear(iMinusQ, identity);

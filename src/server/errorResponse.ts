@@ -23,6 +23,8 @@ const RUN_STATE_STATUS: Record<string, number> = {
   state_undeclared: 400,
   state_not_json: 400,
   graph_definition: 400,
+  // Runs that went round a loop and have not ended (yet): the stored runs' state, not the server's fault.
+  chain_not_absorbing: 409,
 };
 
 /** The HTTP status for an error: its own for server errors, by code for run and input errors, else 500. */

@@ -117,6 +117,24 @@ describe('analyzeTransitions', () => {
     expect(json.absorption['__proto__']).toEqual({ completed: 0.5, failed: 0.5 });
   });
 
+  it('names the states no run has left for an end, and the runs in them, when the chain never ends', () => {
+    // A run going round A ↔ B (still going, or its last lines lost) while another has ended.
+    const records = [...run('done-1', S, 'C', DONE), ...run('looping-7', S, 'A', 'B', 'A', 'B')];
+    let error: unknown;
+    try {
+      analyzeTransitions(records);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(AnalyticsError);
+    expect(error).toMatchObject({ code: 'chain_not_absorbing' });
+    const message = (error as Error).message;
+    expect(message).toContain('"A", "B"');
+    expect(message).toContain('"looping-7"');
+    expect(message).not.toContain('done-1');
+    expect(message).toMatch(/once they have ended|leave .* out/);
+  });
+
   it('analyses no records as an empty chain', () => {
     const a = analyzeTransitions([]);
     expect(a.states).toEqual([S]);

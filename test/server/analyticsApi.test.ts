@@ -22,4 +22,40 @@ describe('GET /api/graphs/:name/analytics', () => {
       expect(got.body.analyses[name].endProbabilities).toEqual({ completed: 1 });
     }
   });
+
+  it('says which states and runs it cannot analyse while the only runs through a loop are still going round it (409, not 500)', async () => {
+    let release: () => void = () => {};
+    let inLoop: () => void = () => {};
+    const looping = new Promise<void>((resolve) => (inLoop = resolve));
+    let visits = 0;
+    const graph = new StateGraph({ name: 'loop' })
+      .addNode('plan', () => 'plan')
+      .addNode('act', () => {
+        visits += 1;
+        if (visits < 2) return 'again';
+        inLoop();
+        return new Promise<string>((resolve) => (release = () => resolve('done')));
+      })
+      .start('plan')
+      .addEdge('plan', 'act')
+      .addConditionalEdges('act', () => (visits < 3 ? 'again' : 'done'), { again: 'plan', done: END });
+    const wb = testWorkbench({ graphs: [graph] });
+    made.push(wb);
+    const running = graph.run('go', { store: wb.store, runId: 'round-1' });
+    await looping;
+    // The run's events reach the store after the step that made them: wait for the second hop into act.
+    const hopsIn = async () => (await wb.store.listEvents('round-1', {})).filter((e) => e.type === 'node.started').length;
+    while ((await hopsIn()) < 4) await new Promise((resolve) => setImmediate(resolve));
+    const got = await wb.json('/api/graphs/loop/analytics');
+    expect(got.status).toBe(409);
+    expect(got.body.error.code).toBe('chain_not_absorbing');
+    expect(got.body.error.message).toContain('"plan", "act"');
+    expect(got.body.error.message).toContain('"round-1"');
+    visits = 3;
+    release();
+    expect((await running).status).toBe('completed');
+    const after = await wb.json('/api/graphs/loop/analytics');
+    expect(after.status).toBe(200);
+    expect(after.body.analyses.loop.endProbabilities).toEqual({ completed: 1 });
+  });
 });
