@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
@@ -25,8 +25,9 @@ export interface JsonlTransitionRecorderOptions extends CostOptions {
  * (or a specialist run) ends or starts to wait (its last transition is the one to `__end__:`), at
  * the latest `flushMs` after a line was made, and on {@link flush}. So the file holds every ended
  * run complete, and a process that dies loses at most the lines of the runs still going made in
- * the last `flushMs`. Many runs (or a resumed one) can append to the same file; read it back with
- * `readTransitionsFile`. An I/O error stops the recorder (the run goes on) and is kept in {@link error}.
+ * the last `flushMs`. Many runs (or a resumed one) can append to the same file (a recorder that
+ * finds it ending inside a line, cut short by a process that died, starts on a new line); read it
+ * back with `readTransitionsFile`. An I/O error stops the recorder (the run goes on) and is kept in {@link error}.
  * A file that is no path or an existing directory, or options it cannot use, are refused when it is
  * made: AnalyticsError `invalid_recorder_options`, naming the option.
  *
@@ -93,10 +94,13 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     this.#waiting = [];
     if (this.error !== null) return;
     try {
-      const lines = this.#encoder.encode(records);
+      let lines = this.#encoder.encode(records);
       if (!this.#ready) {
         mkdirSync(dirname(this.file), { recursive: true });
         this.#ready = true;
+        // A process that died while appending left a line cut short: start on a line of our own,
+        // or the first record would be glued to it and lost with it.
+        if (endsInsideLine(this.file)) lines = `\n${lines}`;
       }
       appendFileSync(this.file, lines);
     } catch (error) {
@@ -114,6 +118,25 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
       this.#timer = setTimeout(() => this.flush(), this.#flushMs);
       this.#timer.unref?.();
     }
+  }
+}
+
+/** True when the file exists, is not empty and its last byte is not a line end. */
+function endsInsideLine(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -4,10 +4,11 @@ import { describeValue } from '../graph/describeValue.js';
 import { TransitionRecord } from './TransitionRecord.js';
 
 /**
- * Reads the records a `JsonlTransitionRecorder` wrote. A line that is not a record (cut short by a
- * crash, edited by hand) throws AnalyticsError `invalid_transition_record` naming its line, except
- * a last line cut short, which is skipped; a file that cannot be read (missing, a directory, no
- * permission) throws AnalyticsError `unreadable_file`.
+ * Reads the records a `JsonlTransitionRecorder` wrote. A line cut short by a process that died while
+ * writing it (the start of a record, `{…` with no closing `}`) is skipped, wherever it is: the
+ * recorder that appends next starts on a new line. Any other line that is not a record (edited by
+ * hand) throws AnalyticsError `invalid_transition_record` naming its line; a file that cannot be
+ * read (missing, a directory, no permission) throws AnalyticsError `unreadable_file`.
  *
  * @example
  * analyzeTransitions(readTransitionsFile('transitions.jsonl'));
@@ -31,9 +32,9 @@ export function readTransitionsFile(file: string): TransitionRecord[] {
     try {
       value = JSON.parse(line);
     } catch {
-      // The last write of a process that died can be cut short; anything else is damage.
-      if (i === lines.length - 1) return;
-      throw new AnalyticsError(`${file} line ${i + 1} is not JSON; each line must be one TransitionRecord`, 'invalid_transition_record');
+      // The last write of a process that died can be cut short (and later runs append after it); anything else is damage.
+      if (i === lines.length - 1 || cutShort(line)) return;
+      throw new AnalyticsError(`${file} line ${i + 1} is not JSON; each line must be one TransitionRecord: mend or delete it`, 'invalid_transition_record');
     }
     const parsed = TransitionRecord.safeParse(value);
     if (!parsed.success) {
@@ -43,4 +44,10 @@ export function readTransitionsFile(file: string): TransitionRecord[] {
     records.push(parsed.data);
   });
   return records;
+}
+
+/** A line a writer began and never finished: a record's start without its end (records are flat objects). */
+function cutShort(line: string): boolean {
+  const text = line.trim();
+  return text.startsWith('{') && !text.endsWith('}');
 }

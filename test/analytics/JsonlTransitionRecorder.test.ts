@@ -65,6 +65,26 @@ describe('JsonlTransitionRecorder writes in batches', () => {
     expect(readTransitionsFile(manual.file).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>a']);
   });
 
+  it('appends after a line a killed process cut short on a line of its own, and the file still reads back whole', async () => {
+    const file = tempFile();
+    const first = new TransitionRecorder();
+    await loop(2, file, []).run('go', { recorders: [new JsonlTransitionRecorder(file), first] });
+    // The process dies in the middle of its next append: the file ends inside a line.
+    const whole = readFileSync(file, 'utf8');
+    const torn = `${JSON.stringify({ ...first.records[0]!, runId: 'killed' })}`.slice(0, 40);
+    writeFileSync(file, `${whole}${torn}`);
+    expect(readTransitionsFile(file)).toEqual(first.records);
+    // Another process records to the same file.
+    const second = new TransitionRecorder();
+    await loop(3, file, []).run('again', { recorders: [new JsonlTransitionRecorder(file), second] });
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toContain(torn);
+    expect(readTransitionsFile(file)).toEqual([...first.records, ...second.records]);
+    // A line that is whole but not a record is still refused, naming it.
+    writeFileSync(file, `${readFileSync(file, 'utf8')}{"runId":1}\n`);
+    expect(() => readTransitionsFile(file)).toThrowError(/line \d+ is not a TransitionRecord/);
+  });
+
   it('keeps a write error and stops, the run going on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
     dirs.push(dir);
