@@ -1,9 +1,9 @@
 import { START_STATE, statusOfState } from './TransitionRecord.js';
 import type { TransitionAnalysis } from './analyzeTransitions.js';
 
-/** Text safe inside a Mermaid label: characters that end one, start a comment or a block become entity codes. */
+/** Text safe inside a Mermaid label: characters that end one, start a comment or a block, or would be read as HTML, become entity codes. */
 function safe(text: string): string {
-  return text.replace(/[#;:"%{}\n\r]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `#${c.charCodeAt(0)};`));
+  return text.replace(/[#;:"%{}<>&\n\r]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `#${c.charCodeAt(0)};`));
 }
 
 /** A probability as a label: two decimals, three below 1 %, and `<0.001` below that. */

@@ -16,10 +16,11 @@ export interface MermaidOptions {
 
 /**
  * Text safe inside a Mermaid label or state description: the characters that end one (`:` `;` `"`),
- * start a comment (`%`, `#`) or a block (`{` `}`) become Mermaid entity codes; line breaks, spaces.
+ * start a comment (`%`, `#`) or a block (`{` `}`), and those Mermaid would read as HTML and drop
+ * (`<` `>` `&`), become Mermaid entity codes; line breaks, spaces.
  */
 function label(text: string): string {
-  return text.replace(/[#;:"%{}\n\r]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `#${c.charCodeAt(0)};`));
+  return text.replace(/[#;:"%{}<>&\n\r]/g, (c) => (c === '\n' || c === '\r' ? ' ' : `#${c.charCodeAt(0)};`));
 }
 
 const FAILURES: ReadonlySet<MachineEdge['kind']> = new Set(['fuse', 'route-failed', 'error']);

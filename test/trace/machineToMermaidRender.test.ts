@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { StateGraph, machineGraph, machineToMermaid } from '../../src/index.js';
+import { StateGraph, analysisToMermaid, analyzeTransitions, machineGraph, machineToMermaid, type TransitionRecord } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { graphs as workflowGraphs } from '../fixtures/workflowGraphs.js';
 import { launchBrowser, type LaunchedBrowser } from '../support/launchBrowser.js';
@@ -79,6 +79,23 @@ describe('machineToMermaid in the Mermaid library', () => {
     const blocks = [...readFileSync('README.md', 'utf8').matchAll(/^( *)```mermaid\n([\s\S]*?)^\1```$/gm)].map((m) => m[2]!);
     expect(blocks.length).toBeGreaterThan(0);
     for (const block of blocks) expect((await render(block)).labels).toEqual(expect.arrayContaining(['tool_plan', 'ask_order', 'waiting for a reply']));
+  }, 60_000);
+
+  it('renders ids and route keys that look like HTML as written, not as markup it drops', async () => {
+    const img = '<img src=x onerror=alert(1)>';
+    const bold = '<b>bold</b> & a&amp;b';
+    const graph = new StateGraph({ name: 'markup' })
+      .addNode(img, () => null)
+      .addNode(bold, () => null)
+      .start(img)
+      .addConditionalEdges(img, (): string => '<i>k</i>', { '<i>k</i>': bold });
+    const drawn = await render(machineToMermaid(graph));
+    expect(drawn.labels).toEqual(expect.arrayContaining([img, bold, '<i>k</i>']));
+    // The chain of stored runs drawn by analysisToMermaid, with a script among its states.
+    const script = 'x"y<script>alert(1)</script>]-->%%z';
+    const hop = (from: string, to: string): TransitionRecord => ({ runId: 'r', workflow: 'w', from, to, at: 1, durationMs: 1, tokens: 0, nodeType: 'node', label: 'x' });
+    const chain = await render(analysisToMermaid(analyzeTransitions([hop('__start__', img), hop(img, script), hop(script, bold), hop(bold, '__end__:completed')])));
+    expect(chain.labels).toEqual(expect.arrayContaining([img, script, bold, 'end: completed']));
   }, 60_000);
 
   it('renders a graph whose ids and route keys hold Mermaid syntax, as written', async () => {
