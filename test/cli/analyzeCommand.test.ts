@@ -73,6 +73,9 @@ describe('switchboard analyze', () => {
       runCli([...base, 'analyze', '--json', '--format', 'mermaid']),
       runCli([...base, 'analyze', '--format', 'mermaid']),
       runCli([...base, 'analyze', '--json', '--since', '2026-13-45']),
+      // Days the month does not have: Date.parse rolls them over into the next month.
+      runCli([...base, 'analyze', '--since', '2026-02-31']),
+      runCli([...base, 'analyze', '--since', '2026-04-31T08:00:00Z']),
     ]);
     for (const r of results) expect(r.status, r.stdout + r.stderr).toBe(2);
     expect(results[0]!.stderr).toContain('--format must be text, json, mermaid; received "png"');
@@ -81,6 +84,8 @@ describe('switchboard analyze', () => {
     expect(results[3]!.stderr).toContain('--json and --format mermaid');
     expect(results[4]!.stderr).toContain('--format mermaid draws one workflow');
     expect(JSON.parse(results[5]!.stderr)).toMatchObject({ error: { code: 'usage' } });
+    expect(results[6]!.stderr).toContain('--since: 2026-02 has no day 31');
+    expect(results[7]!.stderr).toContain('--since: 2026-04 has no day 31');
   }, 120_000);
 
   it('is listed in the help', async () => {

@@ -14,5 +14,10 @@ export function parseSince(text: string, now: number): number {
   if (!Number.isFinite(at)) {
     throw new UsageError(`--since must be an ISO date or time (2026-12-01, 2026-12-01T08:00:00Z) or a duration ago (30m, 12h, 7d); received "${text}"`);
   }
+  // Date.parse takes 2026-02-31 for 2026-03-03: a day the month does not have is a mistake to say.
+  const [year, month, day] = trimmed.slice(0, 10).split('-').map(Number) as [number, number, number];
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) {
+    throw new UsageError(`--since: ${trimmed.slice(0, 7)} has no day ${day}; received "${text}"`);
+  }
   return at;
 }
