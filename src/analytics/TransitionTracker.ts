@@ -1,5 +1,7 @@
 import { END } from '../graph/END.js';
 import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
+import { AnalyticsError } from '../errors/AnalyticsError.js';
+import { describeValue } from '../graph/describeValue.js';
 import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
@@ -15,7 +17,10 @@ export interface TrackedEvent {
   [field: string]: unknown;
 }
 
-/** Prices a model call, for `costUsd`: USD for its input and output tokens, or undefined when unknown. */
+/**
+ * Prices a model call, for `costUsd`: USD for its input and output tokens (a finite number ≥ 0), or
+ * undefined when unknown. Anything else is an AnalyticsError `invalid_recorder_options` when it is returned.
+ */
 export type CostOf = (model: string, inputTokens: number, outputTokens: number) => number | undefined;
 
 /** How a tracker prices model calls: your own function, or a price table (your entries first, then the defaults budgets use). */
@@ -274,8 +279,19 @@ export class TransitionTracker implements HopListener {
     const usage = event.usage as Usage;
     open.modelUsage = true;
     open.tokens += tokensOf(usage);
-    const cost = this.#costOf(String(event.model), usage?.inputTokens ?? 0, usage?.outputTokens ?? 0);
-    if (cost !== undefined) open.costUsd = (open.costUsd ?? 0) + cost;
+    const model = String(event.model);
+    const input = usage?.inputTokens ?? 0;
+    const output = usage?.outputTokens ?? 0;
+    const cost: unknown = this.#costOf(model, input, output);
+    if (cost === undefined) return;
+    // A cost that is no price would make a record no reader takes (NaN is written as null): refused here, where its cause is known.
+    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
+      throw new AnalyticsError(
+        `costOf(${JSON.stringify(model)}, ${input}, ${output}) returned ${describeValue(cost)}; it must return USD as a finite number ≥ 0, or undefined when the model's price is unknown`,
+        'invalid_recorder_options',
+      );
+    }
+    open.costUsd = (open.costUsd ?? 0) + cost;
   }
 
   #edge(open: OpenRun | undefined, event: HopEvent, time: HopTime): void {

@@ -11,6 +11,7 @@ import {
   TransitionColumns,
   TransitionRecorder,
   TransitionTracker,
+  analyzeTransitions,
   readTransitionsFile,
   storedTransitions,
   type WorkflowContext,
@@ -117,6 +118,36 @@ describe('transition recorders refuse options they cannot use, when they are mad
     expect(recorders[2].records).toEqual(seen);
     expect(seen).toHaveLength(4);
     expect(new JsonlTransitionRecorder(join(dir, 'max.jsonl'), { flushMs: 2 ** 31 - 1 }).error).toBeNull();
+  });
+});
+
+describe('a costOf that returns no price', () => {
+  it('stops the recorder with a CallbackError naming costOf and what it returned, and the file it wrote still reads back', async () => {
+    const { Agent, AgentNode } = await import('../../src/index.js');
+    const { ScriptedModel } = await import('../../src/testing/index.js');
+    const graph = () =>
+      new StateGraph({ name: 'priced' })
+        .addNode('first', () => 'plain')
+        .addNode('ask', new AgentNode(new Agent({ name: 'a', instructions: 'i', model: new ScriptedModel([{ text: 'hi', usage: { inputTokens: 11, outputTokens: 4, totalTokens: 15 } }]) })))
+        .start('first')
+        .addEdge('first', 'ask');
+    for (const [returned, shown] of [[Number.NaN, 'NaN'], [-0.5, '-0.5'], [Number.POSITIVE_INFINITY, 'Infinity'], ['0.1', '"0.1"']] as const) {
+      const file = join(tempDir(), 't.jsonl');
+      const costOf = () => returned as never;
+      const kept = new TransitionRecorder({ costOf });
+      const jsonl = new JsonlTransitionRecorder(file, { costOf, batch: 1 });
+      const run = await graph().run('go', { recorders: [kept, jsonl] });
+      expect(run.status).toBe('completed');
+      expect(run.callbackErrors).toHaveLength(2);
+      for (const error of run.callbackErrors ?? []) {
+        expect(error.message).toContain(`costOf("scripted", 11, 4) returned ${shown}`);
+        expect(error.message).toContain('USD as a finite number ≥ 0, or undefined');
+      }
+      // What was recorded before is whole: no record carries the bad cost.
+      expect(readTransitionsFile(file).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>first', 'first>ask']);
+      expect(kept.records.map((r) => r.costUsd)).toEqual([undefined, undefined]);
+      expect(() => analyzeTransitions(kept.records)).not.toThrow();
+    }
   });
 });
 
