@@ -38,7 +38,8 @@ const ATTEMPTS = 4;
  * the store's compare-and-set, so of two workers given the same run at once exactly one advances it.
  * A coordinator's specialist run whose coordinator run has finished (cancelled while its dispatch
  * was still creating its specialist runs, failed…) is cancelled instead (`nothing`): nothing wants
- * its result any more.
+ * its result any more; one whose leg ends at a wait after its coordinator run finished is cancelled
+ * then (`advanced`, the run `cancelled`).
  */
 export async function advanceRun(runId: string, options: AdvanceOptions): Promise<LegOutcome> {
   const { store } = options;
@@ -47,9 +48,8 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
     const record = await store.getRun(runId);
     if (record === null) return { runId, outcome: 'nothing', reason: 'no such run in the store' };
     if (FINISHED_STATUSES.has(record.status)) return { runId, outcome: 'nothing', reason: `the run already ${record.status === 'completed' ? 'completed' : `ended (${record.status})`}` };
-    const parentId = specialistParentOf(runId);
-    const parent = parentId === null ? null : await store.getRun(parentId);
-    if (parent !== null && FINISHED_STATUSES.has(parent.status) && startedBy(record, parent)) {
+    const parent = await finishedCoordinator(store, record);
+    if (parent !== null) {
       try {
         await cancelRun(store, runId, { now });
       } catch (error) {
@@ -66,29 +66,62 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
       );
     }
     const { graphs: _graphs, now: _now, ...resume } = options;
+    let run: WorkflowRun;
     try {
       if (record.status === 'waiting' && waitsForSpecialists(record)) {
         // Its coordinator's specialists on the queue ended (or a deadline came): the join looks again.
-        return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, undefined, resume) };
-      }
-      if (record.status === 'waiting') {
+        run = await resumeRun(graph, runId, undefined, resume);
+      } else if (record.status === 'waiting') {
         const reply = await pendingReply(store, record);
         if (reply === undefined) return { runId, outcome: 'nothing', reason: 'the run waits for a reply' };
-        return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, { reply: reply.value }, resume) };
+        run = await resumeRun(graph, runId, { reply: reply.value }, resume);
+      } else {
+        if (record.status === 'running') {
+          if (!isOrphaned(record, now())) return { runId, outcome: 'held', owner: record.owner, until: record.leaseExpiresAt ?? now() };
+          // Its owner is gone: whoever marks it interrupted first continues it.
+          if ((await store.updateRun(runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null })) === null) continue;
+        }
+        run = await resumeRun(graph, runId, undefined, resume);
       }
-      if (record.status === 'running') {
-        if (!isOrphaned(record, now())) return { runId, outcome: 'held', owner: record.owner, until: record.leaseExpiresAt ?? now() };
-        // Its owner is gone: whoever marks it interrupted first continues it.
-        if ((await store.updateRun(runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null })) === null) continue;
-      }
-      return { runId, outcome: 'advanced', run: await resumeRun(graph, runId, undefined, resume) };
     } catch (error) {
       // Another worker (or a cancel) changed the run between the read and the claim: read it again.
       if (error instanceof RunStateError && (error.code === 'run_conflict' || error.code === 'run_not_waiting' || error.code === 'run_finished')) continue;
       throw error;
     }
+    return { runId, outcome: 'advanced', run: await unlessOrphanedWait(store, record, run, now) };
   }
   throw new RunStateError(`run ${runId} kept changing while a worker tried to claim it; its job is retried`, { code: 'run_conflict', runId, retryable: true });
+}
+
+/**
+ * The coordinator run that started `record`, a specialist run (see {@link startedBy}), when it has
+ * finished (cancelled, failed, completed…); null while it runs or waits, and for any other run.
+ */
+async function finishedCoordinator(store: RunStore, record: RunRecord): Promise<RunRecord | null> {
+  const parentId = specialistParentOf(record.runId);
+  const parent = parentId === null ? null : await store.getRun(parentId);
+  return parent !== null && FINISHED_STATUSES.has(parent.status) && startedBy(record, parent) ? parent : null;
+}
+
+/**
+ * A specialist run whose leg ended at a wait (for a person) after its coordinator run finished is
+ * cancelled: nothing wants its reply any more, and without one no leg would look at its coordinator
+ * again, so it would wait for ever. The coordinator's own cancel never listed it (cancelled in its
+ * dispatch, before its join stored `waiting.queued`), or the coordinator failed. A run whose row
+ * changed meanwhile (a reply took it) is left to its next leg, which checks its coordinator first.
+ */
+async function unlessOrphanedWait(store: RunStore, record: RunRecord, run: WorkflowRun, now: () => number): Promise<WorkflowRun> {
+  if (run.status !== 'waiting' || (await finishedCoordinator(store, record)) === null) return run;
+  try {
+    await cancelRun(store, record.runId, { now });
+  } catch (error) {
+    if (!(error instanceof RunStateError) || (error.code !== 'run_conflict' && error.code !== 'run_finished')) throw error;
+    // A reply took it meanwhile, or another cancel came first: the row says how it stands.
+    if ((await store.getRun(record.runId))?.status !== 'cancelled') return run;
+  }
+  run.status = 'cancelled';
+  delete run.waiting;
+  return run;
 }
 
 /**
