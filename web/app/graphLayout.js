@@ -69,7 +69,14 @@ export function layoutGraph(model, rankdir) {
   const g = new dagre.graphlib.Graph({ multigraph: false });
   g.setGraph({ rankdir, nodesep: rankdir === 'TB' ? 20 : 22, ranksep: rankdir === 'TB' ? 22 : 54, edgesep: 14, marginx: 12, marginy: 12 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of model.nodes) g.setNode(n.id, nodeSize(n));
+  // dagre keeps nodes in plain objects and fails on ids such as `constructor` or `toString`: it gets
+  // ids of its own (`node:0`, …), never the graph's.
+  const ids = new Map(model.nodes.map((n, i) => [n.id, `node:${i}`]));
+  const idOf = (id) => {
+    if (!ids.has(id)) ids.set(id, `node:${ids.size}`);
+    return ids.get(id);
+  };
+  for (const n of model.nodes) g.setNode(idOf(n.id), nodeSize(n));
   const byKey = new Map(model.edges.map((e) => [e.key, e]));
   /** The second edge of a two-way pair → the first (laid out for both). */
   const pairedWith = new Map();
@@ -83,15 +90,15 @@ export function layoutGraph(model, rankdir) {
     const back = model.edges.find((b) => pairedWith.get(b.key) === e);
     // A pair's one dagre edge keeps room for both labels.
     const text = [textOf(e), back ? textOf(back) : ''].filter(Boolean).join('   ');
-    g.setEdge(e.from, e.to, text ? { label: text, width: text.length * LABEL_CHAR + 8, height: 14, labelpos: 'c' } : {});
+    g.setEdge(idOf(e.from), idOf(e.to), text ? { label: text, width: text.length * LABEL_CHAR + 8, height: 14, labelpos: 'c' } : {});
   }
   dagre.layout(g);
 
-  const nodes = new Map(model.nodes.map((n) => [n.id, g.node(n.id)]));
+  const nodes = new Map(model.nodes.map((n) => [n.id, g.node(idOf(n.id))]));
   const edges = [];
   for (const e of model.edges) {
     const first = pairedWith.get(e.key);
-    const laid = g.edge(first ? first.from : e.from, first ? first.to : e.to);
+    const laid = g.edge(idOf(first ? first.from : e.from), idOf(first ? first.to : e.to));
     let points = (laid.points ?? []).map((p) => ({ x: p.x, y: p.y }));
     const back = first ? null : model.edges.find((b) => pairedWith.get(b.key) === e);
     let label = null;
