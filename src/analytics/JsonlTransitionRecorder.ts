@@ -94,13 +94,13 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     this.#waiting = [];
     if (this.error !== null) return;
     try {
-      let lines = this.#encoder.encode(records);
+      const lines = this.#encoder.encode(records);
       if (!this.#ready) {
         mkdirSync(dirname(this.file), { recursive: true });
         this.#ready = true;
         // A process that died while appending left a line cut short: start on a line of our own,
         // or the first record would be glued to it and lost with it.
-        if (endsInsideLine(this.file)) lines = `\n${lines}`;
+        if (endsInsideLine(this.file)) appendFileSync(this.file, '\n');
       }
       appendFileSync(this.file, lines);
     } catch (error) {
