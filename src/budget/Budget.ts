@@ -86,6 +86,20 @@ export const BUDGET_EXCEEDED = 'workflow.budgetExceeded';
 /** The longest duration budget: Node fires longer timers at once. */
 const MAX_DURATION_MS = 2_147_483_647;
 
+/**
+ * What a retried run carries over from the leg that failed (see `retryRun`), set on its
+ * `BudgetOptions` under this key: the money and time were spent, so the retry counts on from them.
+ */
+export const CARRIED_SPEND = Symbol('switchboard.carriedSpend');
+
+/** The spend {@link CARRIED_SPEND} carries. */
+export interface CarriedSpend {
+  models: Record<string, ModelTokens>;
+  tokens: number;
+  costUsd: number;
+  elapsedMs: number;
+}
+
 const BUDGET_KEYS = new Set(['maxCost', 'maxTokens', 'maxIterations', 'maxDuration', 'prices']);
 
 /** Checks `RunOptions.budget` and turns it into the context's initial budget state (null without one). */
@@ -118,6 +132,8 @@ export function initialBudget(options: unknown, where = 'RunOptions.budget'): Bu
     prices = {};
     for (const [model, price] of Object.entries(given.prices as Record<string, unknown>)) prices[model] = ModelPrice.parse(price);
   }
+  const carried = (given as { [CARRIED_SPEND]?: CarriedSpend })[CARRIED_SPEND];
+  if (carried !== undefined) return { limits, prices, models: { ...carried.models }, tokens: carried.tokens, costUsd: carried.costUsd, elapsedMs: carried.elapsedMs, exceeded: null };
   return { limits, prices, models: {}, tokens: 0, costUsd: 0, elapsedMs: 0, exceeded: null };
 }
 

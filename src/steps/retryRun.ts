@@ -5,6 +5,7 @@ import type { RunOptions } from '../graph/RunOptions.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import { RunStateError } from '../errors/RunStateError.js';
+import { storedBudget } from '../budget/storedBudget.js';
 import type { RunStore } from '../persistence/RunStore.js';
 import { CheckpointManager } from './CheckpointManager.js';
 import { checkpointingStepRunner } from './checkpointingStepRunner.js';
@@ -21,7 +22,8 @@ export interface RetryOutcome {
  * row, with `checkpointingStepRunner(store)` (or `options.stepRunner`), so the steps that completed
  * are reused and only the reset ones (and those after them) execute. It starts from what the run
  * first started with: the input and the initial shared state (a typed workflow's initial context)
- * of its stored `run.started` event, unless `options.state` is given. The run must have been run
+ * of its stored `run.started` event, unless `options.state` is given; its budgets, counting what
+ * its failed leg spent (tokens, cost, active time), unless `options.budget` is given. The run must have been run
  * with a checkpointing step runner for anything to be reused. `switchboard retry <runId>`.
  *
  * `failed` is a finished status (`FINISHED_STATUSES`): nothing else moves a failed run — not
@@ -44,9 +46,11 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
   if (request === undefined) {
     throw new RunStateError(`run ${runId} has no stored run.started event to take its input from; it cannot be retried`, { code: 'run_conflict', runId });
   }
+  // The run's budgets, and what its failed leg spent, hold for the retry too (options.budget replaces them).
+  const budget = options.budget ?? storedBudget(record.snapshot, runId);
   const reset = await new CheckpointManager(store).resetFailedSteps(runId);
   // The shared state it was started with (a workflow's context with its run id and name) comes back too.
   const state = options.state ?? started?.state;
-  const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
+  const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), ...(budget === undefined ? {} : { budget }), runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
   return { reset, run };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AgentContext, END, MemoryRunStore, RunStateError, StateGraph, Workflow, checkpointingStepRunner, retryRun, step } from '../../src/index.js';
+import { Agent, AgentContext, AgentNode, END, MemoryRunStore, RunStateError, StateGraph, Workflow, checkpointingStepRunner, retryRun, step } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
 /** A gate step three waits on (open by default), and an outage that makes it fail. */
@@ -74,6 +75,37 @@ describe.each(targets)('retryRun on %s', (_name, make) => {
     const { run } = await retryRun(flow(c).asGraph(), 'wf-1', { store });
     expect(run.status).toBe('completed');
     expect(run.outputText).toBe('order-1-3 acme wf-1');
+  });
+
+  it('keeps the budget the run was started with, and what it had spent: the retry cannot overspend', async () => {
+    const store = storeOf(make);
+    const outage = { on: true };
+    const agent = (name: string) => new AgentNode(new Agent({ name, instructions: 'i', model: new ScriptedModel([{ text: name, usage: { inputTokens: 90, outputTokens: 10, totalTokens: 100 } }]) }));
+    const metered = () =>
+      new StateGraph({ name: 'metered' })
+        .addNode('ask', agent('ask'))
+        .addNode('three', () => {
+          if (outage.on) throw new Error('upstream 503');
+          return 'three';
+        })
+        .addNode('more', agent('more'))
+        .addNode('tail', () => 'tail')
+        .start('ask')
+        .addEdge('ask', 'three')
+        .addEdge('three', 'more')
+        .addEdge('more', 'tail')
+        .addEdge('tail', END);
+    const failed = await metered().run('go', { runId: 'b-1', store, stepRunner: checkpointingStepRunner(store), budget: { maxTokens: 150 } });
+    expect(failed.status).toBe('failed');
+    expect(failed.spent?.tokens).toBe(100);
+    outage.on = false;
+    const { run } = await retryRun(metered(), 'b-1', { store });
+    // ask is reused (its 100 tokens were spent by the first leg), more spends 100: 200 of 150, and tail never runs.
+    expect(run.status).toBe('budget-exceeded');
+    expect(run.budgetExceeded).toEqual({ budget: 'maxTokens', limit: 150, spent: 200 });
+    expect(run.spent?.tokens).toBe(200);
+    expect(run.path).not.toContain('tail');
+    expect((await store.getRun('b-1'))?.status).toBe('budget-exceeded');
   });
 
   it('the row goes failed → running → its new end by compare-and-set, events numbered on; only a failed run is retried', async () => {
