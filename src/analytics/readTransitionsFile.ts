@@ -24,7 +24,8 @@ export function readTransitionsFile(file: string): TransitionRecord[] {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (a JsonlTransitionRecorder creates it at its first write)' : (error as Error).message;
     throw new AnalyticsError(`readTransitionsFile: cannot read ${file}: ${reason}; check the path`, 'unreadable_file');
   }
-  const lines = text.split('\n');
+  // An editor may have saved it with a byte-order mark, which JSON.parse takes for text.
+  const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split('\n');
   const records: TransitionRecord[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;

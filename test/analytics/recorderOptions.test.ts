@@ -166,6 +166,13 @@ describe('readTransitionsFile says what it cannot read', () => {
     writeFileSync(file, '');
     expect(readTransitionsFile(file)).toEqual([]);
   });
+
+  it('a file an editor saved with a byte-order mark, CRLF line ends and blank lines reads back the same', () => {
+    const record = { runId: 'r', workflow: 'w', from: '__start__', to: 'a', at: 1, durationMs: 0, tokens: 0, nodeType: 'start', label: 'start' };
+    const file = join(tempDir(), 'edited.jsonl');
+    writeFileSync(file, `\uFEFF${JSON.stringify(record)}\r\n\r\n${JSON.stringify({ ...record, from: 'a', to: '__end__:completed', label: 'end' })}\r\n`);
+    expect(readTransitionsFile(file).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>a', 'a>__end__:completed']);
+  });
 });
 
 describe('storedTransitions refuses options that would silently match nothing', () => {
