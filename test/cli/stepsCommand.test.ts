@@ -21,12 +21,16 @@ describe('switchboard steps', () => {
       .addEdge('three', END);
     const run = await graph.run('go', { runId: 'op-1', stepRunner: checkpointingStepRunner(store) });
     expect(run.status).toBe('failed');
+    // A stored run that recorded no steps.
+    expect((await new StateGraph({ name: 'plain' }).addNode('only', () => 'ok').start('only').run('go', { runId: 'plain-1', store })).status).toBe('completed');
     await store.close();
     const env = { SWITCHBOARD_DATABASE_URL: '' };
-    const [text, json, none] = await Promise.all([
+    const [text, json, none, unknown, unknownJson] = await Promise.all([
       runCli(['--db', db, 'steps', 'op-1'], { env }),
       runCli(['--db', db, 'steps', 'op-1', '--json'], { env }),
+      runCli(['--db', db, 'steps', 'plain-1'], { env }),
       runCli(['--db', db, 'steps', 'no-such-run'], { env }),
+      runCli(['--db', db, 'steps', 'no-such-run', '--json'], { env }),
     ]);
     expect(text.status, text.stderr).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
@@ -35,7 +39,15 @@ describe('switchboard steps', () => {
     expect(lines[3]).toBe('2 completed, 1 failed, 0 running');
     const state = JSON.parse(json.stdout) as { steps: Array<{ key: string; status: string }>; counts: object };
     expect(state.steps.map((s) => `${s.key}=${s.status}`)).toEqual(['1:one=COMPLETED', '2:two=COMPLETED', '3:three=FAILED']);
-    expect(none.stdout).toContain('has no recorded steps');
+    expect(none.status, none.stderr).toBe(0);
+    expect(none.stdout).toContain('run plain-1 has no recorded steps');
+    // A mistyped id is not a run without steps: said so, as show and retry say it.
+    expect(unknown.status).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain('run not found: no-such-run');
+    expect(unknown.stderr).toContain('switchboard runs');
+    expect(unknownJson.status).toBe(1);
+    expect(JSON.parse(unknownJson.stderr)).toMatchObject({ error: { code: 'run_not_found' } });
   }, 120_000);
 });
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CheckpointManager } from '../../steps/CheckpointManager.js';
+import { RunStateError } from '../../errors/RunStateError.js';
 import { excerpt } from '../format.js';
 import type { CliContext } from '../CliContext.js';
 import { retryRun } from '../../steps/retryRun.js';
@@ -28,7 +29,12 @@ export function addStepsCommand(program: Command, cli: CliContext): void {
     .description('list the steps checkpointingStepRunner recorded for a run (status, attempts, output or error)')
     .option('--json', 'print JSON')
     .action(async (runId: string, opts: { json?: boolean }) => {
-      const state = await new CheckpointManager((await cli.runs()).store).getRunState(runId);
+      const { store } = await cli.runs();
+      const state = await new CheckpointManager(store).getRunState(runId);
+      // Step records can outlive (or never have) a stored run; with neither, the id is most likely mistyped.
+      if (state.steps.length === 0 && (await store.getRun(runId)) === null) {
+        throw new RunStateError(`run not found: ${runId} (no stored run and no step records have this id); list stored runs with \`switchboard runs\``, { code: 'run_not_found', runId });
+      }
       if (opts.json) return cli.out(JSON.stringify(state));
       if (state.steps.length === 0) return cli.out(`run ${runId} has no recorded steps (runs record them with checkpointingStepRunner)`);
       const width = Math.max(...state.steps.map((s) => s.key.length));
