@@ -165,7 +165,8 @@ export class TransitionTracker implements HopListener {
         const open = this.#find(runId, path);
         if (open === undefined) return;
         const durationMs = event.durationMs;
-        if (typeof durationMs === 'number') open.durationMs = durationMs;
+        // A wall clock set back during the step gives a negative duration: it took no time we can tell.
+        if (typeof durationMs === 'number') open.durationMs = durationMs < 0 ? 0 : durationMs;
         // Runs give a node's completion the reading that ended its duration: no new reading here.
         open.endedAt = time.now();
         if (!open.modelUsage) open.tokens += tokensOf((event.result as { usage?: Usage } | null)?.usage);
@@ -207,7 +208,7 @@ export class TransitionTracker implements HopListener {
   step(runId: string, path: string, _nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {
     const open = this.#find(runId, path);
     if (open === undefined) return;
-    open.durationMs = durationMs;
+    open.durationMs = durationMs < 0 ? 0 : durationMs;
     if (!open.modelUsage) open.tokens += tokensOf((result as { usage?: Usage } | null)?.usage);
     // The edge is taken when its step ended; the next step starts then.
     this.#record(open, to, at, stepLabel(kind, index, routeKey));

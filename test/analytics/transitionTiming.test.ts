@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { END, JsonlTransitionRecorder, StateGraph, TransitionRecorder, Workflow, step, type TransitionRecord, type WorkflowContext } from '../../src/index.js';
+import { END, JsonlTransitionRecorder, MemoryRunStore, StateGraph, TransitionRecorder, Workflow, analyzeTransitions, readTransitionsFile, step, storedTransitions, type TransitionRecord, type WorkflowContext } from '../../src/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -73,6 +73,25 @@ describe('transition records share the run clock readings', () => {
 });
 
 describe('JsonlTransitionRecorder encodes when it writes', () => {
+  it('a clock that steps back (a wall clock set back mid-run) gives steps of 0 ms, which every reader takes, live and stored', async () => {
+    let t = 1_000_000;
+    const clock = { now: () => (t -= 7) };
+    const dir = mkdtempSync(join(tmpdir(), 'sb-clock-back-'));
+    dirs.push(dir);
+    const file = join(dir, 't.jsonl');
+    const kept = new TransitionRecorder();
+    const store = new MemoryRunStore();
+    const graph = new StateGraph({ name: 'back' }).addNode('a', () => 'a').addNode('b', () => 'b').start('a').addEdge('a', 'b').addEdge('b', END);
+    expect((await graph.run('go', { clock, store, recorders: [kept, new JsonlTransitionRecorder(file)] })).status).toBe('completed');
+    expect(kept.records.map((r) => r.durationMs)).toEqual([0, 0, 0]);
+    expect(readTransitionsFile(file)).toEqual(kept.records);
+    expect(analyzeTransitions(kept.records).endProbabilities).toEqual({ completed: 1 });
+    // The stored events keep what the clock said; the records made from them do not go below 0.
+    const stored = await storedTransitions(store);
+    expect(stored.map((r) => r.durationMs)).toEqual([0, 0, 0]);
+    expect(analyzeTransitions(stored).stats['a']!.meanDurationMs).toBe(0);
+  });
+
   it('writes lines byte for byte equal to JSON.stringify of the records with awkward strings', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-encode-'));
     dirs.push(dir);
