@@ -171,7 +171,7 @@ export function analyzeTransitions(records: readonly TransitionRecord[]): Transi
   }
   return {
     workflows: [...new Set(kept.map((r) => r.workflow))],
-    runs: sequences.length,
+    runs: new Set(sequences.map((s) => s.runId)).size,
     transitions: kept.length,
     states,
     transient,

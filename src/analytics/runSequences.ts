@@ -1,4 +1,4 @@
-import { endState, type TransitionRecord } from './TransitionRecord.js';
+import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 
 /** One run's transitions in order, and the states it went through. */
 export interface RunSequence {
@@ -34,21 +34,27 @@ export interface Cycle {
 const WAITING = endState('waiting');
 
 /**
- * Groups records by run, in the order given. A run that waited and went on (a later record of the
- * same run follows its wait) keeps its path without the wait.
+ * Groups records by run, in the order given: one sequence per start of a run, so a failed run an
+ * operator retried (its id starts again from the start) is two paths, not one going on through its
+ * end. A run that waited and went on (a later record of the same run follows its wait) keeps its
+ * path without the wait.
  */
 export function runSequences(records: readonly TransitionRecord[]): RunSequence[] {
-  const byRun = new Map<string, TransitionRecord[]>();
+  const byRun = new Map<string, TransitionRecord[][]>();
   for (const record of records) {
-    let list = byRun.get(record.runId);
-    if (list === undefined) byRun.set(record.runId, (list = []));
-    list.push(record);
+    let legs = byRun.get(record.runId);
+    if (legs === undefined) byRun.set(record.runId, (legs = [[]]));
+    let leg = legs[legs.length - 1]!;
+    if (record.from === START_STATE && leg.length > 0) legs.push((leg = []));
+    leg.push(record);
   }
   const sequences: RunSequence[] = [];
-  for (const [runId, list] of byRun) {
-    const kept = list.filter((r, i) => r.to !== WAITING || i === list.length - 1);
-    const states = kept.length === 0 ? [] : [kept[0]!.from, ...kept.map((r) => r.to)];
-    sequences.push({ runId, records: kept, states });
+  for (const [runId, legs] of byRun) {
+    for (const list of legs) {
+      const kept = list.filter((r, i) => r.to !== WAITING || i === list.length - 1);
+      const states = kept.length === 0 ? [] : [kept[0]!.from, ...kept.map((r) => r.to)];
+      sequences.push({ runId, records: kept, states });
+    }
   }
   return sequences;
 }

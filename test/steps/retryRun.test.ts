@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Agent, AgentContext, AgentNode, END, MemoryRunStore, RunStateError, StateGraph, Workflow, checkpointingStepRunner, retryRun, step } from '../../src/index.js';
+import { Agent, AgentContext, AgentNode, END, MemoryRunStore, RunStateError, StateGraph, TransitionRecorder, Workflow, analyzeTransitions, checkpointingStepRunner, retryRun, step, storedTransitions } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget, storesClosedAfterEach } from '../persistence/storeTargets.js';
 
@@ -106,6 +106,24 @@ describe.each(targets)('retryRun on %s', (_name, make) => {
     expect(run.spent?.tokens).toBe(200);
     expect(run.path).not.toContain('tail');
     expect((await store.getRun('b-1'))?.status).toBe('budget-exceeded');
+  });
+
+  it('a retried run is analysed as one run that went from its start to an end twice, not one looping through its failure', async () => {
+    const store = storeOf(make);
+    const c = controls();
+    const live = new TransitionRecorder();
+    await pipeline(c).run('order', { runId: 'a-1', store, stepRunner: checkpointingStepRunner(store), recorders: [live] });
+    c.outage.on = false;
+    expect((await retryRun(pipeline(c), 'a-1', { store, recorders: [live] })).run.status).toBe('completed');
+    const stored = await storedTransitions(store, { graph: 'tenant-pipeline' });
+    expect(stored.map((r) => `${r.from}>${r.to}`)).toEqual(live.records.map((r) => `${r.from}>${r.to}`));
+    for (const records of [live.records, stored]) {
+      const a = analyzeTransitions(records);
+      expect(a.runs).toBe(1);
+      expect(a.endProbabilities).toEqual({ failed: 0.5, completed: 0.5 });
+      expect(a.cycles).toEqual([]);
+      expect(a.thrash.windows).toBe(6);
+    }
   });
 
   it('the row goes failed → running → its new end by compare-and-set, events numbered on; only a failed run is retried', async () => {
