@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../graph/RunOptions.js';
 import type { ModelUsage } from '../model/ModelMessage.js';
 import { BudgetError } from '../errors/BudgetError.js';
+import { describeValue } from '../graph/describeValue.js';
 import type { BudgetExceeded, BudgetState } from './Budget.js';
 import { costOf, priceFor } from './PriceTable.js';
 
@@ -161,6 +162,12 @@ export class BudgetMeter {
 
   /** Adds a model call's reported usage (its total, or input plus output when no total was reported). */
   record(model: string, usage: ModelUsage | undefined): void {
+    // NaN never reaches a limit and a negative count gives tokens back: either would switch the budgets off.
+    for (const field of ['inputTokens', 'outputTokens', 'totalTokens'] as const) {
+      const value: unknown = usage?.[field];
+      if (value === undefined || value === null || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) continue;
+      throw new BudgetError(`${model} reported usage.${field} ${describeValue(value)}; a model client must report token counts as finite numbers ≥ 0 (leave out a count it does not know)`, { code: 'invalid_usage' });
+    }
     const input = usage?.inputTokens ?? 0;
     const output = usage?.outputTokens ?? 0;
     const total = usage?.totalTokens ?? input + output;

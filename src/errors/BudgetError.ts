@@ -2,13 +2,15 @@ import { SwitchboardError } from './SwitchboardError.js';
 import type { BudgetExceeded } from '../budget/Budget.js';
 
 /** Codes of {@link BudgetError}. */
-export type BudgetErrorCode = 'invalid_budget' | 'budget_exceeded' | 'price_missing';
+export type BudgetErrorCode = 'invalid_budget' | 'budget_exceeded' | 'price_missing' | 'invalid_usage';
 
 /**
  * A run's budget said no: `invalid_budget` (a limit or price in the run options is out of range;
  * nothing ran), `budget_exceeded` (a model call was refused because a budget is spent: `exceeded`
  * says which, its limit and what was spent; the run ends `budget-exceeded`), or `price_missing`
- * (a run with `maxCost` called a model that neither its `prices` nor the defaults name).
+ * (a run with `maxCost` called a model that neither its `prices` nor the defaults name), or
+ * `invalid_usage` (a model client reported token counts that are not finite numbers ≥ 0, which
+ * the budgets could not count).
  */
 export class BudgetError extends SwitchboardError {
   override readonly name = 'BudgetError';

@@ -22,10 +22,12 @@ export const SWITCHBOARD_ERROR_CODES = [
   'context_missing',
   'type_incompatible',
   'workflow_aborted',
-  // Budgets: a run option out of range, a spent budget that refused a model call, a model with no price while maxCost is set.
+  // Budgets: a run option out of range, a spent budget that refused a model call, a model with no price while maxCost is set,
+  // token counts a model client reported that cannot be counted.
   'invalid_budget',
   'budget_exceeded',
   'price_missing',
+  'invalid_usage',
   // Step runners: a step recorded as FAILED was reached again without being reset; a run id whose step records belong to another graph.
   'step_failed',
   'step_records_conflict',

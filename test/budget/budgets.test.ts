@@ -7,6 +7,7 @@ import {
   StateGraph,
   Workflow,
   humanNode,
+  recordModelUsage,
   resumeRun,
   SqliteRunStore,
   step,
@@ -326,6 +327,32 @@ describe('budget options', () => {
     expect(error).toBeInstanceOf(BudgetError);
     expect((error as BudgetError).code).toBe('invalid_budget');
     expect((error as BudgetError).message).toContain(field);
+  });
+
+  it('usage a custom model client reports that is no token count fails the run, instead of switching its budget off', async () => {
+    // A client that sums its provider's fields without checking them reports NaN when one is missing:
+    // NaN compares as never reaching a limit, so the budget stopped nothing from then on.
+    for (const [usage, field] of [
+      [{ inputTokens: 60, outputTokens: Number.NaN }, 'outputTokens'],
+      [{ inputTokens: 60, outputTokens: 40, totalTokens: Number.NaN }, 'totalTokens'],
+      [{ inputTokens: -60, outputTokens: 40 }, 'inputTokens'],
+      [{ inputTokens: '60', outputTokens: 40 }, 'inputTokens'],
+    ] as const) {
+      let calls = 0;
+      const graph = new StateGraph({ name: 'custom' })
+        .addNode('call', () => {
+          calls += 1;
+          recordModelUsage('house-model', usage as never);
+          return 'answer';
+        })
+        .start('call')
+        .addConditionalEdges('call', () => (calls < 5 ? 'again' : 'done'), { again: 'call', done: END });
+      const run = await graph.run('x', { budget: { maxTokens: 150 } });
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('invalid_usage');
+      expect(run.error?.message).toContain(`house-model reported usage.${field}`);
+      expect(calls).toBe(1);
+    }
   });
 
   it('a run with maxCost refuses a model it has no price for, and says how to add one', async () => {
