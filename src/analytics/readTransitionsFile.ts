@@ -6,7 +6,8 @@ import { TransitionRecord } from './TransitionRecord.js';
 /**
  * Reads the records a `JsonlTransitionRecorder` wrote. A line cut short by a process that died while
  * writing it (the start of a record, `{…` with no closing `}`) is skipped, wherever it is: the
- * recorder that appends next starts on a new line. Any other line that is not a record (edited by
+ * recorder that appends next starts on a new line, and a record another recorder appended right
+ * after it on the same line is kept. Any other line that is not a record (edited by
  * hand) throws AnalyticsError `invalid_transition_record` naming its line; a file that cannot be
  * read (missing, a directory, no permission) throws AnalyticsError `unreadable_file`.
  *
@@ -33,9 +34,14 @@ export function readTransitionsFile(file: string): TransitionRecord[] {
     try {
       value = JSON.parse(line);
     } catch {
-      // The last write of a process that died can be cut short (and later runs append after it); anything else is damage.
-      if (i === lines.length - 1 || cutShort(line)) return;
-      throw new AnalyticsError(`${file} line ${i + 1} is not JSON; each line must be one TransitionRecord: mend or delete it`, 'invalid_transition_record');
+      // The last write of a process that died can be cut short, and a writer already running appends
+      // its next record right after it: that record is kept, the piece before it dropped.
+      value = recordAfterCut(line);
+      if (value === undefined) {
+        // Anything else is damage.
+        if (i === lines.length - 1 || cutShort(line)) return;
+        throw new AnalyticsError(`${file} line ${i + 1} is not JSON; each line must be one TransitionRecord: mend or delete it`, 'invalid_transition_record');
+      }
     }
     const parsed = TransitionRecord.safeParse(value);
     if (!parsed.success) {
@@ -51,4 +57,18 @@ export function readTransitionsFile(file: string): TransitionRecord[] {
 function cutShort(line: string): boolean {
   const text = line.trim();
   return text.startsWith('{') && !text.endsWith('}');
+}
+
+/**
+ * The record a line ends with when a piece cut short comes before it: a record's `{"runId":` can
+ * only start a record (in a string its quotes are escaped). Undefined when there is none.
+ */
+function recordAfterCut(line: string): unknown {
+  const at = line.lastIndexOf('{"runId":');
+  if (at <= 0 || !line.trimStart().startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line.slice(at));
+  } catch {
+    return undefined;
+  }
 }

@@ -85,6 +85,21 @@ describe('JsonlTransitionRecorder writes in batches', () => {
     expect(() => readTransitionsFile(file)).toThrowError(/line \d+ is not a TransitionRecord/);
   });
 
+  it('keeps the record a running recorder appended right after a line another process was killed writing', async () => {
+    // Two processes append to one file; one dies inside its append while the other, already running, writes on.
+    const file = tempFile();
+    const first = new TransitionRecorder();
+    const writer = new JsonlTransitionRecorder(file, { batch: 1 });
+    const graph = loop(2, file, []);
+    await graph.run('go', { recorders: [writer, first] });
+    const torn = JSON.stringify({ ...first.records[0]!, runId: 'killed' }).slice(0, 30);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}${torn}`);
+    const second = new TransitionRecorder();
+    await graph.run('again', { recorders: [writer, second] });
+    expect(readFileSync(file, 'utf8')).toContain(`${torn}{"runId":`);
+    expect(readTransitionsFile(file)).toEqual([...first.records, ...second.records]);
+  });
+
   it('keeps a write error and stops, the run going on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
     dirs.push(dir);
