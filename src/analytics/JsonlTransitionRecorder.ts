@@ -121,22 +121,26 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   }
 }
 
-/** True when the file exists, is not empty and its last byte is not a line end. */
+/**
+ * True when `path` is a regular file, not empty, whose last byte is not a line end. Anything else
+ * (no file yet, a pipe or a device, which opening to read could block on, a file it cannot read)
+ * is not one: the append goes ahead as it is.
+ */
 function endsInsideLine(path: string): boolean {
-  let fd: number;
+  let fd: number | null = null;
   try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile() || stat.size === 0) return false;
     fd = openSync(path, 'r');
-  } catch {
-    return false;
-  }
-  try {
     const { size } = fstatSync(fd);
     if (size === 0) return false;
     const last = Buffer.alloc(1);
     readSync(fd, last, 0, 1, size - 1);
     return last[0] !== 0x0a;
+  } catch {
+    return false;
   } finally {
-    closeSync(fd);
+    if (fd !== null) closeSync(fd);
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,24 @@ describe('JsonlTransitionRecorder writes in batches', () => {
     await graph.run('again', { recorders: [writer, second] });
     expect(readFileSync(file, 'utf8')).toContain(`${torn}{"runId":`);
     expect(readTransitionsFile(file)).toEqual([...first.records, ...second.records]);
+  });
+
+  it.skipIf(process.platform === 'win32')('writes to a named pipe another process reads, without blocking on it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-fifo-'));
+    dirs.push(dir);
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const out = join(dir, 'out');
+    const reader = spawn('sh', ['-c', 'cat "$0" > "$1"', fifo, out]);
+    const done = new Promise((resolve) => reader.on('exit', resolve));
+    const kept = new TransitionRecorder();
+    const recorder = new JsonlTransitionRecorder(fifo);
+    // One run, one write (its end): opening the pipe to look at its last byte would wait for a writer for ever.
+    const run = await new StateGraph({ name: 'piped' }).addNode('a', () => 'a').start('a').run('go', { recorders: [recorder, kept] });
+    expect(run.status).toBe('completed');
+    await done;
+    expect(recorder.error).toBeNull();
+    expect(readTransitionsFile(out)).toEqual(kept.records);
   });
 
   it('keeps a write error and stops, the run going on', async () => {
