@@ -132,6 +132,16 @@ describe.each(targets)('checkpointingStepRunner with step records in %s', (_name
     expect(c.runs.three).toBe(3);
   });
 
+  it('resetFailedSteps on a run id with no records, and twice in a row, resets nothing and keeps what completed', async () => {
+    const store = storeOf(make);
+    const manager = new CheckpointManager(store);
+    expect(await manager.resetFailedSteps('never-ran')).toEqual([]);
+    await pipeline(counters()).run('order', { runId: 'twice-1', stepRunner: checkpointingStepRunner(store) });
+    expect(await manager.resetFailedSteps('twice-1')).toEqual(['3:three']);
+    expect(await manager.resetFailedSteps('twice-1')).toEqual([]);
+    expect((await manager.getRunState('twice-1')).counts).toEqual({ RUNNING: 0, COMPLETED: 2, FAILED: 0 });
+  });
+
   it('a typed workflow: the same, with the context a reused step wrote restored', async () => {
     const store = storeOf(make);
     const reference = counters();
