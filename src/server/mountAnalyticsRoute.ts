@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { analyzeTransitions, type TransitionAnalysis } from '../analytics/analyzeTransitions.js';
+import { AnalyticsError } from '../errors/AnalyticsError.js';
 import { setOwn } from '../analytics/setOwn.js';
 import { storedTransitions } from '../analytics/storedTransitions.js';
 import type { TransitionRecord } from '../analytics/TransitionRecord.js';
@@ -14,7 +15,9 @@ const AnalyticsQuery = z.object({ since: z.coerce.number().int().min(0).optional
 /**
  * `GET /api/graphs/:name/analytics`: the Markov chain of the graph's stored runs (and of the
  * specialists they ran), as `{ graph, analyses: { <workflow>: TransitionAnalysis } }` — what
- * `switchboard analyze --graph <name> --json` prints. An unknown graph is a 404.
+ * `switchboard analyze --graph <name> --json` prints — with `errors: { <workflow>: { code, message } }`
+ * for specialists that cannot be analysed (a graph that cannot be is answered with its error, 409).
+ * An unknown graph is a 404.
  */
 export function mountAnalyticsRoute(app: Hono, runs: WorkbenchRuns): void {
   app.get('/api/graphs/:name/analytics', async (c) => {
@@ -30,7 +33,16 @@ export function mountAnalyticsRoute(app: Hono, runs: WorkbenchRuns): void {
       else list.push(record);
     }
     const analyses: Record<string, TransitionAnalysis> = {};
-    for (const [workflow, list] of byWorkflow) setOwn(analyses, workflow, analyzeTransitions(list));
-    return c.json({ graph, analyses });
+    const errors: Record<string, { code: string; message: string }> = {};
+    for (const [workflow, list] of byWorkflow) {
+      try {
+        setOwn(analyses, workflow, analyzeTransitions(list));
+      } catch (error) {
+        // A specialist that cannot be analysed (one still going round a loop) does not take its graph's analysis with it.
+        if (workflow === graph || !(error instanceof AnalyticsError)) throw error;
+        setOwn(errors, workflow, { code: error.code, message: error.message });
+      }
+    }
+    return c.json({ graph, analyses, ...(Object.keys(errors).length === 0 ? {} : { errors }) });
   });
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore } from '../../src/index.js';
 import { graphs } from '../fixtures/analyticsGraphs.js';
+import { loopingSpecialist } from '../support/loopingSpecialist.js';
 import { runCli } from '../support/runCli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-analyze-'));
@@ -86,6 +87,26 @@ describe('switchboard analyze', () => {
     expect(JSON.parse(results[5]!.stderr)).toMatchObject({ error: { code: 'usage' } });
     expect(results[6]!.stderr).toContain('--since: 2026-02 has no day 31');
     expect(results[7]!.stderr).toContain('--since: 2026-04 has no day 31');
+  }, 120_000);
+
+  it('prints what it can analyse while a specialist is still going round a loop, and says which it cannot (exit 1)', async () => {
+    const looping = join(dir, 'looping.db');
+    const store = new SqliteRunStore({ file: looping });
+    const { desk, inLoop, release } = loopingSpecialist();
+    const running = desk.run('go', { store, runId: 'd-1' });
+    await inLoop(store, 'd-1');
+    const args = ['--graphs', 'test/fixtures/analyticsGraphs.ts', '--db', looping, 'analyze'];
+    const [text, json] = await Promise.all([runCli(args), runCli([...args, '--json'])]);
+    release();
+    expect((await running).status).toBe('completed');
+    await store.close();
+    expect(text.status).toBe(1);
+    expect(text.stdout).toMatch(/^desk: 1 runs, 2 transitions$/m);
+    expect(text.stderr).toContain('tool: no run ever left');
+    expect(text.stderr).toContain('"d-1/tool[1]"');
+    expect(json.status).toBe(1);
+    expect(Object.keys(JSON.parse(json.stdout) as object)).toEqual(['desk']);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'chain_not_absorbing', message: expect.stringContaining('tool: no run ever left') } });
   }, 120_000);
 
   it('is listed in the help', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { END, StateGraph } from '../../src/index.js';
+import { loopingSpecialist } from '../support/loopingSpecialist.js';
 import { testWorkbench, type TestWorkbench } from './workbenchTarget.js';
 
 const made: TestWorkbench[] = [];
@@ -57,5 +58,24 @@ describe('GET /api/graphs/:name/analytics', () => {
     const after = await wb.json('/api/graphs/loop/analytics');
     expect(after.status).toBe(200);
     expect(after.body.analyses.loop.endProbabilities).toEqual({ completed: 1 });
+  });
+
+  it('answers for the graph while a specialist it ran is still going round a loop, naming that specialist in errors', async () => {
+    const { desk, inLoop, release } = loopingSpecialist();
+    const wb = testWorkbench({ graphs: [desk] });
+    made.push(wb);
+    const running = desk.run('go', { store: wb.store, runId: 'd-1' });
+    await inLoop(wb.store, 'd-1');
+    const got = await wb.json('/api/graphs/desk/analytics');
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body.analyses)).toEqual(['desk']);
+    expect(got.body.analyses.desk.transitions).toBe(2);
+    expect(got.body.errors.tool.code).toBe('chain_not_absorbing');
+    expect(got.body.errors.tool.message).toContain('"d-1/tool[1]"');
+    release();
+    expect((await running).status).toBe('completed');
+    const after = await wb.json('/api/graphs/desk/analytics');
+    expect(Object.keys(after.body.analyses)).toEqual(['desk', 'tool']);
+    expect(after.body.errors).toBeUndefined();
   });
 });

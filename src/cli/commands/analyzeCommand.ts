@@ -3,7 +3,10 @@ import { analysisToMermaid, formatProbability } from '../../analytics/analysisTo
 import { analyzeTransitions, type TransitionAnalysis } from '../../analytics/analyzeTransitions.js';
 import { storedTransitions } from '../../analytics/storedTransitions.js';
 import { START_STATE, statusOfState, type TransitionRecord } from '../../analytics/TransitionRecord.js';
+import { AnalyticsError } from '../../errors/AnalyticsError.js';
 import { UsageError } from '../../errors/UsageError.js';
+import { errorJson } from '../../json/ErrorJson.js';
+import { EXIT } from '../exitCodes.js';
 import type { CliContext } from '../CliContext.js';
 import { parseSince } from './parseSince.js';
 
@@ -78,9 +81,23 @@ export function addAnalyzeCommand(program: Command, cli: CliContext): void {
         if (only === undefined) throw new UsageError(`--format mermaid draws one workflow; pass --graph <name> (stored: ${workflows.join(', ') || 'none'})`);
         return cli.out(analysisToMermaid(analyzeTransitions(byWorkflow.get(only) ?? [])).trimEnd());
       }
-      const analyses = workflows.map((w) => [w, analyzeTransitions(byWorkflow.get(w)!)] as const);
+      const analyses: (readonly [string, TransitionAnalysis])[] = [];
+      const failed: (readonly [string, AnalyticsError])[] = [];
+      for (const w of workflows) {
+        try {
+          analyses.push([w, analyzeTransitions(byWorkflow.get(w)!)]);
+        } catch (error) {
+          // One workflow that cannot be analysed (runs still going round a loop) does not hide the others.
+          if (!(error instanceof AnalyticsError) || w === opts.graph) throw error;
+          failed.push([w, error]);
+        }
+      }
+      if (failed.length > 0) {
+        for (const [w, error] of failed) cli.err(format === 'json' ? JSON.stringify(errorJson(error.code, `${w}: ${error.message}`)) : `switchboard: ${w}: ${error.message} [${error.code}]`);
+        cli.setExitCode(EXIT.failed);
+      }
       if (format === 'json') return cli.out(JSON.stringify(Object.fromEntries(analyses)));
-      if (analyses.length === 0) return cli.out(`no stored runs${opts.graph === undefined ? '' : ` of ${opts.graph}`}${opts.since === undefined ? '' : ` since ${opts.since}`}`);
-      cli.out(analyses.flatMap(([w, a], i) => [...(i > 0 ? [''] : []), ...describe(w, a)]).join('\n'));
+      if (analyses.length === 0 && failed.length === 0) return cli.out(`no stored runs${opts.graph === undefined ? '' : ` of ${opts.graph}`}${opts.since === undefined ? '' : ` since ${opts.since}`}`);
+      if (analyses.length > 0) cli.out(analyses.flatMap(([w, a], i) => [...(i > 0 ? [''] : []), ...describe(w, a)]).join('\n'));
     });
 }
