@@ -109,6 +109,33 @@ describe('switchboard analyze', () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'chain_not_absorbing', message: expect.stringContaining('tool: no run ever left') } });
   }, 120_000);
 
+  it('analyses a specialist by the name it prints for it, though no run of that graph was started on its own', async () => {
+    const file = join(dir, 'specialist.db');
+    const store = new SqliteRunStore({ file });
+    const { desk, release } = loopingSpecialist();
+    const running = desk.run('go', { store, runId: 'd-2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect((await running).status).toBe('completed');
+    await store.close();
+    const args = ['--graphs', 'test/fixtures/analyticsGraphs.ts', '--db', file, 'analyze'];
+    const [all, json, mermaid, hint] = await Promise.all([
+      runCli(args),
+      runCli([...args, '--graph', 'tool', '--json']),
+      runCli([...args, '--graph', 'tool', '--format', 'mermaid']),
+      runCli([...args, '--format', 'mermaid']),
+    ]);
+    expect(all.stdout).toMatch(/^tool: 1 runs, 5 transitions$/m);
+    // The hint names it, and following the hint works.
+    expect(hint.stderr).toContain('pass --graph <name> (stored: desk, tool)');
+    expect(json.status, json.stderr).toBe(0);
+    const out = JSON.parse(json.stdout) as Record<string, { runs: number; transitions: number; endProbabilities: Record<string, number> }>;
+    expect(Object.keys(out)).toEqual(['tool']);
+    expect(out.tool).toMatchObject({ runs: 1, transitions: 5, endProbabilities: { completed: 1 } });
+    expect(mermaid.status, mermaid.stderr).toBe(0);
+    expect(mermaid.stdout).toContain('n_act --> n_plan : 0.50 (1)');
+  }, 120_000);
+
   it('is listed in the help', async () => {
     const help = await runCli(['--help']);
     expect(help.stdout).toMatch(/^ {2}analyze .*analyse the step transitions of stored runs/m);

@@ -63,10 +63,14 @@ export function addAnalyzeCommand(program: Command, cli: CliContext): void {
       const since = opts.since === undefined ? undefined : parseSince(opts.since, Date.now());
       if (opts.graph !== undefined && opts.graph.trim() === '') throw new UsageError('--graph needs a graph name; received an empty one');
       const manager = await cli.runs();
-      const records = await storedTransitions(manager.store, { ...(opts.graph === undefined ? {} : { graph: opts.graph }), ...(since === undefined ? {} : { since }) });
+      const window = since === undefined ? {} : { since };
+      let records = await storedTransitions(manager.store, { ...(opts.graph === undefined ? {} : { graph: opts.graph }), ...window });
       if (opts.graph !== undefined && records.length === 0) {
+        // A specialist's graph has no runs of its own: its records are in the runs that started it.
+        const wanted = opts.graph;
+        records = (await storedTransitions(manager.store, window)).filter((r) => r.workflow === wanted);
         const known = (await cli.graphs()).map((g) => g.name);
-        if (!known.includes(opts.graph)) throw new UsageError(`no graph named "${opts.graph}" is registered or stored; known: ${known.join(', ') || '(none)'}`);
+        if (records.length === 0 && !known.includes(wanted)) throw new UsageError(`no graph named "${wanted}" is registered or stored; known: ${known.join(', ') || '(none)'}`);
       }
       const byWorkflow = new Map<string, TransitionRecord[]>();
       for (const record of records) {
