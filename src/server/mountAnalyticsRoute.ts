@@ -25,7 +25,10 @@ export function mountAnalyticsRoute(app: Hono, runs: WorkbenchRuns): void {
     const parsed = AnalyticsQuery.safeParse({ since: c.req.query('since') });
     if (!parsed.success) throw new ServerError(`analytics query: ${formatZodError(parsed.error)}`, { code: 'bad_request' });
     const since = parsed.data.since;
-    const records = await storedTransitions(runs.manager.store, { graph, ...(since === undefined ? {} : { since }) });
+    const window = since === undefined ? {} : { since };
+    let records = await storedTransitions(runs.manager.store, { graph, ...window });
+    // A graph that has only run as a specialist: its records are in the runs that started it.
+    if (records.length === 0) records = (await storedTransitions(runs.manager.store, window)).filter((r) => r.workflow === graph);
     const byWorkflow = new Map<string, TransitionRecord[]>([[graph, []]]);
     for (const record of records) {
       const list = byWorkflow.get(record.workflow);

@@ -78,4 +78,18 @@ describe('GET /api/graphs/:name/analytics', () => {
     expect(Object.keys(after.body.analyses)).toEqual(['desk', 'tool']);
     expect(after.body.errors).toBeUndefined();
   });
+
+  it('analyses a registered graph that has run only as a specialist from the runs that started it', async () => {
+    const { desk, tool, release } = loopingSpecialist();
+    const wb = testWorkbench({ graphs: [desk, tool] });
+    made.push(wb);
+    const running = desk.run('go', { store: wb.store, runId: 'd-3' });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect((await running).status).toBe('completed');
+    const got = await wb.json('/api/graphs/tool/analytics');
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body.analyses)).toEqual(['tool']);
+    expect(got.body.analyses.tool).toMatchObject({ runs: 1, transitions: 5, endProbabilities: { completed: 1 } });
+  });
 });
