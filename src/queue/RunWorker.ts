@@ -2,7 +2,7 @@ import type { Job, Worker } from 'bullmq';
 import type { RunStore } from '../persistence/RunStore.js';
 import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../graph/RunnableGraph.js';
 import { DEFAULT_LEASE_MS } from '../graph/durable/DurableOptions.js';
-import { newOwnerId } from '../graph/durable/owner.js';
+import { newOwnerId, ownedBy } from '../graph/durable/owner.js';
 import { advanceRun, type LegOutcome } from './advanceRun.js';
 import { QueueError } from './QueueError.js';
 import { redisConnection, type RedisConnection } from './redisConnection.js';
@@ -26,7 +26,12 @@ export interface RunWorkerOptions {
   queueName?: string;
   /** Runs advanced at once by this worker (default 1). */
   concurrency?: number;
-  /** This worker's lease owner id (default `host/pid/random`, a new one per worker). */
+  /**
+   * This worker's owner id (default `host/pid/random`, a new one per worker). Each leg it runs
+   * holds its run's lease under an id of its own made from it, `owner/leg-n`, so a run's row names
+   * the leg that holds it; keep `host/pid` first in an id of your own, so a run whose process on
+   * this host died is taken over without waiting for its lease.
+   */
   owner?: string;
   /** How long a run's lease lasts without renewal (default 30 s). A dead worker's runs on another host wait this long. */
   leaseMs?: number;
@@ -64,6 +69,7 @@ export interface RunWorkerOptions {
  * process.once('SIGTERM', () => void worker.close());
  */
 export class RunWorker {
+  /** This worker's owner id; the legs it runs hold their runs as `owner/leg-n`. */
   readonly owner: string;
   readonly #options: RunWorkerOptions;
   readonly #graphs: Map<string, RunnableGraph>;
@@ -74,8 +80,8 @@ export class RunWorker {
   #sweeper: NodeJS.Timeout | null = null;
   #sweeping = false;
   #delayed: (new () => Error) | null = null;
-  /** The runs whose jobs this worker is processing now. */
-  readonly #active = new Set<string>();
+  /** The runs whose jobs this worker is processing now, each with its count of jobs (two legs of one run can overlap). */
+  readonly #active = new Map<string, number>();
   #waitingChildren: (new () => Error) | null = null;
   readonly #specialists: SpecialistRuns | null;
 
@@ -165,10 +171,11 @@ export class RunWorker {
     // Take no more jobs; the active ones' locks are left to run out (their runs get new jobs below).
     void worker?.close(true).catch((error: Error) => this.#report(error));
     const handed: string[] = [];
-    for (const runId of [...this.#active]) {
+    for (const runId of [...this.#active.keys()]) {
       for (let attempt = 0; attempt < 4; attempt++) {
         const record = await this.#options.store.getRun(runId);
-        if (record === null || record.status !== 'running' || record.owner !== this.owner) break;
+        // Held by one of this worker's legs (each has an owner id of its own under the worker's).
+        if (record === null || record.status !== 'running' || !ownedBy(record.owner, this.owner)) break;
         const version = await this.#options.store.updateRun(runId, record.version, { status: 'interrupted', owner: null, leaseExpiresAt: null });
         if (version === null) continue;
         await this.#queue.enqueue({ runId, status: 'interrupted', version }, { delayMs: options.delayMs ?? 1000 });
@@ -181,11 +188,14 @@ export class RunWorker {
   }
 
   async #process(job: Job<RunJobData>, token: string | undefined): Promise<string> {
-    this.#active.add(job.data.runId);
+    const runId = job.data.runId;
+    this.#active.set(runId, (this.#active.get(runId) ?? 0) + 1);
     try {
       return await this.#processRun(job, token);
     } finally {
-      this.#active.delete(job.data.runId);
+      const left = (this.#active.get(runId) ?? 1) - 1;
+      if (left > 0) this.#active.set(runId, left);
+      else this.#active.delete(runId);
     }
   }
 

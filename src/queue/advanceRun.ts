@@ -6,6 +6,8 @@ import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import type { ResumeOptions } from '../graph/durable/DurableOptions.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
+import { legOwnerId } from '../graph/durable/owner.js';
+import { defaultOwner } from '../graph/durable/runDurable.js';
 import { resumeRun, waitsForSpecialists } from '../graph/durable/resumeRun.js';
 import { cancelRun } from '../graph/durable/cancelRun.js';
 import { specialistParentOf } from '../graph/SpecialistRuns.js';
@@ -23,6 +25,12 @@ export type LegOutcome =
 /** Everything {@link advanceRun} needs. */
 export interface AdvanceOptions extends Omit<ResumeOptions, 'store'> {
   store: RunStore;
+  /**
+   * The worker's owner id (default this process's): the leg claims the run under an id of its own
+   * made from it, `owner/leg-n` (see `legOwnerId`), so two legs of one run on one worker never take
+   * each other's row for their own.
+   */
+  owner?: string;
   graphs: ReadonlyMap<string, RunnableGraph>;
   now?: () => number;
 }
@@ -39,11 +47,13 @@ const ATTEMPTS = 4;
  * A coordinator's specialist run whose coordinator run has finished (cancelled while its dispatch
  * was still creating its specialist runs, failed…) is cancelled instead (`nothing`): nothing wants
  * its result any more; one whose leg ends at a wait after its coordinator run finished is cancelled
- * then (`advanced`, the run `cancelled`).
+ * then (`advanced`, the run `cancelled`). The leg holds the run under an owner id of its own, made
+ * from `options.owner` (`owner/leg-n`).
  */
 export async function advanceRun(runId: string, options: AdvanceOptions): Promise<LegOutcome> {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const owner = legOwnerId(options.owner ?? defaultOwner());
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const record = await store.getRun(runId);
     if (record === null) return { runId, outcome: 'nothing', reason: 'no such run in the store' };
@@ -65,7 +75,8 @@ export async function advanceRun(runId: string, options: AdvanceOptions): Promis
         `run ${runId} is of graph "${record.graphName}", which this worker does not have (it has ${[...options.graphs.keys()].join(', ') || 'none'}); start workers with the same --graphs module as the queue`,
       );
     }
-    const { graphs: _graphs, now: _now, ...resume } = options;
+    const { graphs: _graphs, now: _now, ...rest } = options;
+    const resume = { ...rest, owner };
     let run: WorkflowRun;
     try {
       if (record.status === 'waiting' && waitsForSpecialists(record)) {

@@ -12,13 +12,14 @@ import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
 import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 
-const active = new Map<string, AbortController>();
+/** The legs this process executes now, by run: two legs of one run can overlap (a stale one and the one that took the run over). */
+const active = new Map<string, Set<AbortController>>();
 
-/** Cancels a run this process is executing right now; false if it is not running here. */
+/** Cancels a run this process is executing right now (every leg of it here); false if it is not running here. */
 export function abortLocalRun(runId: string): boolean {
-  const controller = active.get(runId);
-  controller?.abort();
-  return controller !== undefined;
+  const legs = active.get(runId);
+  for (const controller of legs ?? []) controller.abort();
+  return legs !== undefined;
 }
 
 /** Everything one leg of a stored run needs. */
@@ -53,7 +54,9 @@ export interface LegOptions {
 export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions): Promise<WorkflowRun> {
   const { runtime, record } = options;
   const local = new AbortController();
-  active.set(record.runId, local);
+  const legs = active.get(record.runId) ?? new Set<AbortController>();
+  legs.add(local);
+  active.set(record.runId, legs);
   const onAbort = () => local.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) local.abort();
@@ -155,7 +158,8 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     return run;
   } finally {
     runtime.pause = null;
-    active.delete(record.runId);
+    legs.delete(local);
+    if (legs.size === 0 && active.get(record.runId) === legs) active.delete(record.runId);
     options.signal?.removeEventListener('abort', onAbort);
   }
 }
