@@ -71,22 +71,33 @@ export function modelIdOf(name: string): string {
 }
 
 /**
+ * What may follow a default price's id in the id of a snapshot of the same model: a date
+ * (`2024-07-18`, `20241022`), a version number (`002`) or `latest`. Anything else (`o3-pro`,
+ * `gpt-4o-audio-preview`) is another model, often a dearer one.
+ */
+const SNAPSHOT = /^(?:\d+(?:-\d+)*|latest)$/;
+
+/**
  * The price of `model` (a client's name or a model id): the run's own table first, then the
  * defaults; in each, the exact id, then the longest id the model's starts with followed by `-`
- * (so a dated `gpt-4o-mini-2024-07-18` costs what `gpt-4o-mini` does). Null when neither names it.
+ * (so a dated `gpt-4o-mini-2024-07-18` costs what `gpt-4o-mini` does). A default stands only for
+ * its snapshots (a date, a version number or `latest` after the `-`): `o3-pro` is not priced as
+ * `o3`. Null when neither names it.
  */
 export function priceFor(model: string, own: Readonly<PriceTable> | undefined): ModelPrice | null {
   const id = modelIdOf(model);
-  return lookup(own, model) ?? lookup(own, id) ?? lookup(DEFAULT_PRICES, id);
+  return lookup(own, model, false) ?? lookup(own, id, false) ?? lookup(DEFAULT_PRICES, id, true);
 }
 
-function lookup(table: Readonly<PriceTable> | undefined, id: string): ModelPrice | null {
+function lookup(table: Readonly<PriceTable> | undefined, id: string, snapshotsOnly: boolean): ModelPrice | null {
   if (table === undefined) return null;
   const exact = Object.hasOwn(table, id) ? table[id] : undefined;
   if (exact !== undefined) return exact;
   let best: string | null = null;
   for (const key of Object.keys(table)) {
-    if (id.startsWith(`${key}-`) && (best === null || key.length > best.length)) best = key;
+    if (!id.startsWith(`${key}-`) || (best !== null && key.length <= best.length)) continue;
+    if (snapshotsOnly && !SNAPSHOT.test(id.slice(key.length + 1))) continue;
+    best = key;
   }
   return best === null ? null : table[best]!;
 }

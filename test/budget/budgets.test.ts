@@ -7,6 +7,7 @@ import {
   StateGraph,
   Workflow,
   humanNode,
+  priceFor,
   recordModelUsage,
   resumeRun,
   SqliteRunStore,
@@ -353,6 +354,22 @@ describe('budget options', () => {
       expect(run.error?.message).toContain(`house-model reported usage.${field}`);
       expect(calls).toBe(1);
     }
+  });
+
+  it('a default price stands for its dated snapshots, not for another model whose id it begins (o3 is not o3-pro)', async () => {
+    expect(priceFor('gpt-4o-mini-2024-07-18', undefined)).toEqual({ input: 0.15, output: 0.6 });
+    expect(priceFor('openai:claude-3-5-sonnet-20241022', undefined)).toEqual({ input: 3, output: 15 });
+    expect(priceFor('o3-mini-2025-01-31', undefined)).toEqual({ input: 1.1, output: 4.4 });
+    expect(priceFor('mistral-large-latest', undefined)).toEqual({ input: 2, output: 6 });
+    expect(priceFor('gemini-1.5-pro-002', undefined)).toEqual({ input: 1.25, output: 5 });
+    // Ten times dearer than the model they begin with: priced as it, maxCost let them spend ten times the limit.
+    for (const model of ['o3-pro', 'o1-pro-2025-03-19', 'gpt-4o-audio-preview']) expect(priceFor(model, undefined)).toBeNull();
+    // A run's own table keeps the longest-prefix rule: its keys are the caller's.
+    expect(priceFor('house-model-large', { 'house-model': { input: 1, output: 2 } })).toEqual({ input: 1, output: 2 });
+    const model: ModelClient = new ScriptedModel([{ text: 'x' }]);
+    Object.defineProperty(model, 'name', { value: 'openai:o3-pro' });
+    const run = await new StateGraph({ name: 'p' }).addNode('a', () => ask(model, 'x')).start('a').run('x', { budget: { maxCost: 1 } });
+    expect(run.error?.code).toBe('price_missing');
   });
 
   it('a run with maxCost refuses a model it has no price for, and says how to add one', async () => {
