@@ -66,9 +66,13 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
     }
     return records;
   };
+  // The COMPLETED records this runner wrote hold the very objects the step returned and wrote,
+  // which its run's caller can change after the fact; the store holds what was recorded.
+  const written = new WeakSet<StepRecord>();
   const write = async (records: Map<string, StepRecord>, record: StepRecord) => {
     await steps.putStepRecord(record);
     records.set(record.key, record);
+    if (record.status === 'COMPLETED') written.add(record);
   };
   return {
     name: 'checkpointing',
@@ -78,16 +82,19 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
       const owner = graphs.get(call.runId);
       if (owner !== undefined && owner !== call.graph) throw recordsConflict(call, owner);
       let found = records.get(call.key);
-      if (found !== undefined && found.status !== 'COMPLETED') {
+      if (found !== undefined && (found.status !== 'COMPLETED' || written.has(found))) {
         // Kept from an earlier run with this id: resetFailedSteps (or `switchboard retry`) may have
-        // forgotten it in the store since, so the store decides, not this runner's memory.
+        // forgotten it in the store since, and a step this runner recorded holds live objects, so
+        // the store decides, not this runner's memory.
         found = (await steps.listStepRecords(call.runId)).find((r) => r.key === call.key);
         if (found === undefined) records.delete(call.key);
         else records.set(call.key, found);
       }
       if (found?.status === 'COMPLETED') {
-        call.replay(found.writes);
-        return (found.output ?? null) as AgentResult | null;
+        // A copy for each run that reuses it: what one run's caller changes is not the next run's.
+        const reused = structuredClone({ output: found.output ?? null, writes: found.writes });
+        call.replay(reused.writes);
+        return reused.output as AgentResult | null;
       }
       if (found?.status === 'FAILED') {
         throw new StepFailedError(

@@ -132,6 +132,27 @@ describe.each(targets)('checkpointingStepRunner with step records in %s', (_name
     expect(c.runs.three).toBe(3);
   });
 
+  it('a step reused by the runner that recorded it gives what was recorded, not the object a caller changed since', async () => {
+    const store = storeOf(make);
+    const graph = new StateGraph({ name: 'kept' })
+      .addNode('one', (ctx) => {
+        ctx.put('found', { n: 1 });
+        return { outputText: 'a', data: { n: 1 } } as never;
+      })
+      .start('one');
+    const runner = checkpointingStepRunner(store);
+    const first = await graph.run('x', { runId: 'kept-1', stepRunner: runner });
+    (first.result as unknown as { data: { n: number } }).data.n = 99;
+    const second = await graph.run('x', { runId: 'kept-1', stepRunner: runner });
+    expect(second.result).toEqual({ outputText: 'a', data: { n: 1 } });
+    expect(second.state.get('found')).toEqual({ n: 1 });
+    // Nor what the caller of a run that reused it changed.
+    (second.result as unknown as { data: { n: number } }).data.n = 77;
+    const third = await graph.run('x', { runId: 'kept-1', stepRunner: runner });
+    expect(third.result).toEqual({ outputText: 'a', data: { n: 1 } });
+    expect((await new CheckpointManager(store).getRunState('kept-1')).steps[0]!.output).toEqual({ outputText: 'a', data: { n: 1 } });
+  });
+
   it('resetFailedSteps on a run id with no records, and twice in a row, resets nothing and keeps what completed', async () => {
     const store = storeOf(make);
     const manager = new CheckpointManager(store);
