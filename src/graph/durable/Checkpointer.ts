@@ -44,6 +44,8 @@ export interface CheckpointerOptions {
   base?: { snapshot: Record<string, unknown>; bytes: number };
   /** The intake that took a new run's events before its row existed: it goes on taking them, and those are written first. */
   early?: EventIntake;
+  /** The run's place in its trace (default `root`): its own events carry it (see `cancelledEvents`). */
+  path?: string;
 }
 
 /**
@@ -100,6 +102,11 @@ export class Checkpointer implements TraceRecorder {
   #closing = false;
   /** A lease renewal found the run cancelled and told the leg (once). */
   #cancelSeen = false;
+  /**
+   * The output text (redacted) of the last full snapshot queued: a cancelled run's last write stores
+   * it, as the leg reports the run (its last completed node's output), the row's own being older.
+   */
+  #outputText: string | null | undefined = undefined;
 
   constructor(store: RunStore, record: RunRecord, options: CheckpointerOptions) {
     this.#store = store;
@@ -222,6 +229,8 @@ export class Checkpointer implements TraceRecorder {
     const context = persisted['context'] as GraphMachineContext;
     const paused = { ...persisted, context: { ...context, waiting } };
     const stored = takeSnapshot(actor, secrets, paused);
+    const output = context.result?.outputText;
+    this.#outputText = output === null || output === undefined ? null : scrubString(output, secrets);
     this.#status = 'waiting';
     this.#pending = 0;
     this.#pendingBytes = 0;
@@ -273,6 +282,7 @@ export class Checkpointer implements TraceRecorder {
         leaseExpiresAt: live ? this.#options.clock.now() + this.#options.leaseMs : null,
       };
     });
+    this.#outputText = patch.outputText;
     // Measured before anything changes: a value nested too deeply for JSON.stringify fails typed here.
     const bytes = this.#store.appendSteps === undefined ? 0 : typedSnapshotFailure(actor, () => JSON.stringify(stored).length);
     this.#status = status;
@@ -297,7 +307,7 @@ export class Checkpointer implements TraceRecorder {
     const last = this.#closing;
     this.#write(events, lastSeq, last, async () => {
       try {
-        if (this.#eventsOnly) return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
+        if (this.#eventsOnly) return await this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, this.#options.path ?? 'root', events));
         return await this.#store.updateRun(this.#runId, this.#version, { ...patch, lastSeq }, events);
       } finally {
         this.#snapshotsInFlight -= 1;
@@ -324,17 +334,19 @@ export class Checkpointer implements TraceRecorder {
     const last = this.#closing;
     this.#write(events, lastSeq, last, async () => {
       // A run cancelled meanwhile keeps only its events; its step records stop with it.
-      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
+      if (this.#eventsOnly) return this.#store.updateRun(this.#runId, this.#version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, this.#options.path ?? 'root', events));
       return (await this.#store.appendSteps!(this.#runId, this.#version, steps, events)) ? this.#version : null;
     });
   }
 
   /**
    * The patch of a cancelled run's write, which adds only events: the leg's last one also releases
-   * the owner and lease the cancel left, which tells readers nothing more follows.
+   * the owner and lease the cancel left, which tells readers nothing more follows, and stores the
+   * output the leg reports (and its run.completed holds).
    */
   #eventsOnlyPatch(lastSeq: number, last: boolean): RunPatch {
-    return last ? { lastSeq, owner: null, leaseExpiresAt: null } : { lastSeq };
+    if (!last) return { lastSeq };
+    return { lastSeq, owner: null, leaseExpiresAt: null, ...(this.#outputText === undefined ? {} : { outputText: this.#outputText }) };
   }
 
   /** Runs `write` after the writes queued before it; a lost compare-and-set or a failure stops every later one. */
@@ -355,7 +367,7 @@ export class Checkpointer implements TraceRecorder {
             this.#eventsOnly = true;
             clearInterval(this.#timer);
             this.#options.onFenced(current);
-            next = await this.#store.updateRun(this.#runId, current.version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, events));
+            next = await this.#store.updateRun(this.#runId, current.version, this.#eventsOnlyPatch(lastSeq, last), cancelledEvents(this.#runId, this.#options.path ?? 'root', events));
           }
           if (next === null) {
             this.#fenced = true;

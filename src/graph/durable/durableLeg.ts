@@ -67,6 +67,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     leaseMs: options.leaseMs,
     clock: options.clock,
     secrets: options.secrets ?? runtime.secrets,
+    path: actor.getSnapshot().context.trace.path,
     onFenced: (current) => {
       takenOver = current;
       local.abort();

@@ -55,9 +55,14 @@ export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOp
     // Cancelled (cancelRun on the memory store) while this leg ran: the store's word stands.
     const current = await store.getRun(record.runId);
     if (current?.status === 'cancelled') {
+      // As a stored run's leg reports it (see `durableLeg`): cancelled, no error, no wait, its output
+      // its last completed node's.
       run.status = 'cancelled';
+      delete run.error;
+      delete run.waiting;
       // The cancel left this leg's owner and lease on the row (see `cancelRun`): nothing more follows.
-      if (current.owner === record.owner) await store.updateRun(record.runId, current.version, { owner: null, leaseExpiresAt: null });
+      // The row takes the output the run reports (its own is the one stored at the wait).
+      if (current.owner === record.owner) await store.updateRun(record.runId, current.version, { owner: null, leaseExpiresAt: null, outputText: run.outputText });
     }
   }
   return run;

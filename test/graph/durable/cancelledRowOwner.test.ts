@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunPatch, type RunStore, type StoredEvent } from '../../../src/index.js';
+import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunPatch, type RunStore, type StoredEvent, type WorkflowRun } from '../../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
+import { insertQueuedRun } from '../../../src/graph/durable/insertQueuedRun.js';
 import { failingNextWrite, storeWith } from '../../support/storeWith.js';
 import { gateGraph } from '../../support/gateGraph.js';
 
@@ -105,11 +106,29 @@ describe.each([
   });
 });
 
-/** The status the stored `run.completed` of the run itself (not a nested run's) gives. */
-async function storedCompletion(store: RunStore, runId: string): Promise<unknown> {
+/** The run as the stored `run.completed` of the run itself (not a nested run's) gives it. */
+async function storedRun(store: RunStore, runId: string): Promise<{ status?: unknown; outputText?: unknown; result?: unknown } | undefined> {
   const events = await store.listEvents(runId);
   const last = events.filter((e) => e.type === 'run.completed' && (e.data as { path?: string }).path === 'root').at(-1);
-  return (last?.data as { run?: { status?: unknown } } | undefined)?.run?.status;
+  return (last?.data as { run?: { status?: unknown } } | undefined)?.run;
+}
+
+/** The status the stored `run.completed` of the run itself (not a nested run's) gives. */
+async function storedCompletion(store: RunStore, runId: string): Promise<unknown> {
+  return (await storedRun(store, runId))?.status;
+}
+
+/**
+ * A cancelled run's output is its last completed node's, as a run cancelled by its signal while a
+ * node runs reports it: the returned run, its stored run.completed and its row (read back later) agree.
+ */
+async function expectOutput(store: RunStore, run: WorkflowRun, outputText: string): Promise<void> {
+  expect(run.outputText).toBe(outputText);
+  expect(run.result?.outputText).toBe(outputText);
+  const stored = await storedRun(store, run.runId);
+  expect(stored?.outputText).toBe(outputText);
+  expect(stored?.result).toMatchObject({ outputText });
+  expect((await store.getRun(run.runId))?.outputText).toBe(outputText);
 }
 
 describe.each([
@@ -121,6 +140,7 @@ describe.each([
   it.each([
     [
       'completed',
+      'two',
       () =>
         new StateGraph({ name: 'cancelled-at-last-write' })
           .addNode('a', () => 'one')
@@ -131,6 +151,7 @@ describe.each([
     ],
     [
       'failed',
+      'one',
       () =>
         new StateGraph({ name: 'cancelled-at-last-write-failing' })
           .addNode('a', () => 'one')
@@ -141,7 +162,7 @@ describe.each([
           .addEdge('a', 'b')
           .addEdge('b', END),
     ],
-  ] as const)('stores run.completed as cancelled, as its row says, although its machine %s', async (machine, makeGraph) => {
+  ] as const)('stores run.completed as cancelled, as its row says, although its machine %s, with the output it returns', async (machine, outputText, makeGraph) => {
     const store = target().store;
     const runId = `cancelled-at-last-write-${machine}`;
     const held = holdingLastWrite(store);
@@ -159,6 +180,7 @@ describe.each([
     expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null });
     expect((await store.listEvents(runId)).at(-1)).toMatchObject({ type: 'run.completed' });
     expect(await storedCompletion(store, runId)).toBe('cancelled');
+    await expectOutput(store, run, outputText);
   });
 
   it('stores run.completed as cancelled, with no wait, when the write of its wait found the cancel', async () => {
@@ -183,6 +205,44 @@ describe.each([
     expect(await storedCompletion(store, runId)).toBe('cancelled');
     const stored = (await store.listEvents(runId)).at(-1)!.data as { run: { waiting?: unknown } };
     expect(stored.run.waiting).toBeUndefined();
+    await expectOutput(store, run, 'one');
+  });
+
+  it('stores run.completed as cancelled for a run whose events are under another run\'s path (a specialist run on the queue)', async () => {
+    const store = target().store;
+    const runId = 'cancelled-specialist-last-write';
+    const graph = new StateGraph({ name: 'cancelled-specialist-last-write' })
+      .addNode('a', () => 'one')
+      .addNode('b', () => 'two')
+      .start('a')
+      .addEdge('a', 'b')
+      .addEdge('b', END);
+    // Queued as a coordinator's dispatch creates its specialist run: in the coordinator's trace, under its path.
+    await insertQueuedRun(graph.toMachine(), 'go', { store, runId, trace: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: 'b7ad6b7169203331', parentSpanId: '00f067aa0ba902b7', path: 'root/spec[1]' } });
+    const held = holdingLastWrite(store);
+    const leg = resumeRun(graph, runId, undefined, { store: held.store });
+    await held.reached;
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled' });
+    held.release();
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    const last = (await store.listEvents(runId)).at(-1)!;
+    expect(last).toMatchObject({ type: 'run.completed', data: { path: 'root/spec[1]', run: { status: 'cancelled', outputText: 'two' } } });
+    expect(await store.getRun(runId)).toMatchObject({ status: 'cancelled', owner: null, outputText: 'two' });
+  });
+
+  it('stores the output it returns when cancelled while a node runs', async () => {
+    const store = target().store;
+    const runId = 'cancelled-in-node-output';
+    const { graph, inNode, release } = gateGraph('cancelled-in-node-output');
+    const leg = graph.run('go', { store, runId });
+    await inNode;
+    expect(await cancelRun(store, runId)).toMatchObject({ status: 'cancelled' });
+    release();
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(await storedCompletion(store, runId)).toBe('cancelled');
+    await expectOutput(store, run, 'one');
   });
 });
 
@@ -260,5 +320,55 @@ describe('a run held in memory (started without a store)', () => {
     release();
     expect((await leg).status).toBe('cancelled');
     expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
+  });
+
+  const endings: Array<[how: string, outputText: string, finish: () => string, asksAgain: boolean]> = [
+    ['completes', 'done', () => 'done', false],
+    [
+      'fails',
+      'yes',
+      () => {
+        throw new Error('work broke');
+      },
+      false,
+    ],
+    ['reaches another wait', 'done', () => 'done', true],
+  ];
+  it.each(endings)('cancelled while a resumed leg runs and its machine %s, returns and stores it cancelled with no error, no wait and the same output', async (_how, outputText, finish, asksAgain) => {
+    let release: () => void = () => {};
+    let markStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    const graph = new StateGraph({ name: `cancelled-memory-${_how.replaceAll(' ', '-')}` })
+      .addNode('ask', humanNode({ reason: () => 'go on?' }))
+      .addNode('work', () =>
+        new Promise<string>((resolve, reject) => {
+          release = () => {
+            try {
+              resolve(finish());
+            } catch (error) {
+              reject(error);
+            }
+          };
+          markStarted();
+        }),
+      )
+      .addNode('again', humanNode({ reason: () => 'again?' }))
+      .start('ask')
+      .addEdge('ask', 'work')
+      .addEdge('work', asksAgain ? 'again' : END)
+      .addEdge('again', END);
+    const first = await graph.run('go');
+    expect(first.status).toBe('waiting');
+    const leg = resumeRun(graph, first.runId, { reply: 'yes' });
+    await started;
+    expect(await cancelRun(defaultMemoryStore, first.runId)).toMatchObject({ status: 'cancelled' });
+    release();
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(run.error).toBeUndefined();
+    expect(run.waiting).toBeUndefined();
+    // Its output is its last completed node's (the human node's reply, when work failed), as the row says.
+    expect(run.outputText).toBe(outputText);
+    expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null, waitReason: null, outputText });
   });
 });
