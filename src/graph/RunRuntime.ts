@@ -82,6 +82,14 @@ export class RunRuntime {
    * it): each task is then a stored run of its own. Specialists' own runtimes never inherit it.
    */
   specialistRuns: SpecialistRuns | null = null;
+  /**
+   * Aborted when the run is cancelled (by its signal, or its stored row by `cancelRun`), not when its
+   * leg stops otherwise (taken over, a write that failed): a coordinator's dispatch then cancels the
+   * specialist runs it created (see `remoteSpecialist`). Set by a stored run's leg.
+   */
+  cancellation: AbortSignal | null = null;
+  /** Work a cancelled run's leg waits for before it ends: the cancels of its specialist runs (see {@link cancellation}). */
+  readonly cancelling = new Set<Promise<unknown>>();
   /** Set when the run is a fork of another (its `run.started` event names the parent and the step). */
   forkOf: ForkLink | null = null;
 

@@ -12,13 +12,16 @@ import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
 import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 
-/** The legs this process executes now, by run: two legs of one run can overlap (a stale one and the one that took the run over). */
-const active = new Map<string, Set<AbortController>>();
+/**
+ * The legs this process executes now, by run, each as what cancels it: two legs of one run can
+ * overlap (a stale one and the one that took the run over).
+ */
+const active = new Map<string, Set<() => void>>();
 
 /** Cancels a run this process is executing right now (every leg of it here); false if it is not running here. */
 export function abortLocalRun(runId: string): boolean {
   const legs = active.get(runId);
-  for (const controller of legs ?? []) controller.abort();
+  for (const cancel of legs ?? []) cancel();
   return legs !== undefined;
 }
 
@@ -54,12 +57,20 @@ export interface LegOptions {
 export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions): Promise<WorkflowRun> {
   const { runtime, record } = options;
   const local = new AbortController();
-  const legs = active.get(record.runId) ?? new Set<AbortController>();
-  legs.add(local);
+  // A cancel (not a takeover or a failed write, which only stop this leg) is also the runtime's: a
+  // coordinator's dispatch cancels the specialist runs it created.
+  const cancellation = new AbortController();
+  runtime.cancellation = cancellation.signal;
+  const cancel = () => {
+    cancellation.abort();
+    local.abort();
+  };
+  const legs = active.get(record.runId) ?? new Set<() => void>();
+  legs.add(cancel);
   active.set(record.runId, legs);
-  const onAbort = () => local.abort();
+  const onAbort = cancel;
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) local.abort();
+  if (options.signal?.aborted) cancel();
   let writeError: SwitchboardError | null = null;
   let takenOver: RunRecord | null = null;
   const checkpointer = new Checkpointer(options.store, record, {
@@ -70,12 +81,13 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     path: actor.getSnapshot().context.trace.path,
     onFenced: (current) => {
       takenOver = current;
-      local.abort();
+      if (current?.status === 'cancelled') cancel();
+      else local.abort();
     },
     // A write that failed (a value too large, a store that went away) stops the run: nothing after it would be kept.
     onFailed: () => local.abort(),
     // Cancelled in another process while a node runs: the node sees the abort at once.
-    onCancelled: () => local.abort(),
+    onCancelled: cancel,
     ...(options.base === undefined ? {} : { base: options.base }),
     ...(options.early === undefined ? {} : { early: options.early }),
   });
@@ -120,6 +132,9 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     const output = await done;
     const run = finishRun(runtime, output);
     await checkpointer.close(actor);
+    // A cancelled coordinator's leg ends once the specialist runs its dispatch created are cancelled
+    // (those still being created too): nothing of the run is left to wait or run after it.
+    while (cancellation.signal.aborted && runtime.cancelling.size > 0) await Promise.allSettled([...runtime.cancelling]);
     // Cancelled in another process and found at a write: the store's word stands (the leg's last
     // events are stored, their run.completed saying so too), whatever the machine reached meanwhile.
     if (checkpointer.cancelled && checkpointer.failure === null && writeError === null) asCancelled(run);
@@ -159,7 +174,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     return run;
   } finally {
     runtime.pause = null;
-    legs.delete(local);
+    legs.delete(cancel);
     if (legs.size === 0 && active.get(record.runId) === legs) active.delete(record.runId);
     options.signal?.removeEventListener('abort', onAbort);
   }
