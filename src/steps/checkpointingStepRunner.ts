@@ -16,6 +16,9 @@ export function stepRecordStore(store: RunStore, where: string): StepRecordStore
   return store as StepRecordStore;
 }
 
+/** Runs whose step records one runner keeps in memory at most (the store keeps them all). */
+const KEPT_RUNS = 1_000;
+
 /** The typed error for a run whose id holds step records of another graph (`other`, and one of its records when known). */
 function recordsConflict(call: StepCall, other: string, record?: StepRecord): SwitchboardError {
   const which = record === undefined ? '' : ` (step ${record.key}, ${record.status})`;
@@ -43,7 +46,9 @@ function recordsConflict(call: StepCall, other: string, record?: StepRecord): Sw
 export function checkpointingStepRunner(store: RunStore, options: { now?: () => number } = {}): StepRunner {
   const steps = stepRecordStore(store, 'checkpointingStepRunner()');
   const now = options.now ?? Date.now;
-  // The records of a run are read once per run (per runner), then kept in step as they are written.
+  // The records of a run are read once per run (per runner), then kept in step as they are written,
+  // for the last KEPT_RUNS runs: a runner that lives as long as its process would otherwise keep
+  // every output of every run it ran. A run forgotten and run again is read again from the store.
   const known = new Map<string, Promise<Map<string, StepRecord>>>();
   // A run id names one run of one graph: the graph its records belong to, once this runner knows it.
   const graphs = new Map<string, string>();
@@ -61,6 +66,11 @@ export function checkpointingStepRunner(store: RunStore, options: { now?: () => 
         return new Map(list.map((r) => [r.key, r]));
       });
       known.set(runId, records);
+      if (known.size > KEPT_RUNS) {
+        const oldest = known.keys().next().value!;
+        known.delete(oldest);
+        graphs.delete(oldest);
+      }
       // A failed read is not kept: the next step reads again.
       records.catch(() => known.delete(runId));
     }

@@ -270,6 +270,27 @@ describe('step runners', () => {
     expect(ran).toBe(0);
   });
 
+  it('keeps the records of its last thousand runs in memory, not of every run it ever ran', async () => {
+    const store = new MemoryRunStore();
+    const reads: string[] = [];
+    const list = store.listStepRecords.bind(store);
+    store.listStepRecords = async (runId) => {
+      reads.push(runId);
+      return list(runId);
+    };
+    const graph = new StateGraph({ name: 'many' }).addNode('one', (_ctx, request) => `${String(request.input)}!`).start('one');
+    const runner = checkpointingStepRunner(store);
+    await graph.run('a', { runId: 'first', stepRunner: runner });
+    // Run again soon, it is answered from memory (after one read of what it recorded itself, see above).
+    for (let i = 0; i < 2; i++) expect((await graph.run('a', { runId: 'first', stepRunner: runner })).outputText).toBe('a!');
+    expect(reads.filter((id) => id === 'first')).toHaveLength(2);
+    for (let i = 0; i < 1_000; i++) await graph.run(`r${i}`, { runId: `other-${i}`, stepRunner: runner });
+    // A thousand runs later it was forgotten: read again from the store, and reused as recorded.
+    const again = await graph.run('a', { runId: 'first', stepRunner: runner });
+    expect(again.outputText).toBe('a!');
+    expect(reads.filter((id) => id === 'first')).toHaveLength(3);
+  });
+
   it('refuses a runner that is not one, a store that cannot keep step records, and a run id that names no run', async () => {
     const c = counters();
     await expect(pipeline(c).run('x', { stepRunner: {} as never })).rejects.toThrow(/stepRunner must be a StepRunner/);
