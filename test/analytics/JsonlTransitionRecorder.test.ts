@@ -109,15 +109,34 @@ describe('JsonlTransitionRecorder writes in batches', () => {
     const out = join(dir, 'out');
     const reader = spawn('sh', ['-c', 'cat "$0" > "$1"', fifo, out]);
     const done = new Promise((resolve) => reader.on('exit', resolve));
-    const kept = new TransitionRecorder();
-    const recorder = new JsonlTransitionRecorder(fifo);
-    // One run, one write (its end): opening the pipe to look at its last byte would wait for a writer for ever.
-    const run = await new StateGraph({ name: 'piped' }).addNode('a', () => 'a').start('a').run('go', { recorders: [recorder, kept] });
-    expect(run.status).toBe('completed');
+    // The run goes in a process of its own: a recorder that opened the pipe to read its last byte
+    // would block that process's thread for ever, which no timeout inside this one could end.
+    const script = `
+      import { JsonlTransitionRecorder, StateGraph, TransitionRecorder } from './src/index.ts';
+      const kept = new TransitionRecorder();
+      const recorder = new JsonlTransitionRecorder(process.argv[1]);
+      const run = await new StateGraph({ name: 'piped' }).addNode('a', () => 'a').start('a').run('go', { recorders: [recorder, kept] });
+      console.log(JSON.stringify({ status: run.status, error: recorder.error?.message ?? null, records: kept.records }));
+    `;
+    const child = await new Promise<{ code: number | null; signal: string | null; stdout: string }>((resolve) => {
+      let stdout = '';
+      const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+      proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+      proc.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout });
+      });
+    });
+    if (child.signal !== null) reader.kill();
+    expect(child.signal, 'the run never returned: the recorder blocked on the pipe').toBeNull();
+    expect(child.code).toBe(0);
+    const result = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { status: string; error: string | null; records: unknown[] };
+    expect(result.status).toBe('completed');
+    expect(result.error).toBeNull();
     await done;
-    expect(recorder.error).toBeNull();
-    expect(readTransitionsFile(out)).toEqual(kept.records);
-  });
+    expect(readTransitionsFile(out)).toEqual(result.records);
+  }, 90_000);
 
   it('keeps a write error and stops, the run going on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
