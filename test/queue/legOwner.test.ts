@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { END, StateGraph, cancelRun, type RunPatch, type RunStore, type StoredEvent } from '../../src/index.js';
+import { END, StateGraph, cancelRun, type RunStore } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
-import { failingNextWrite, storeWith } from '../support/storeWith.js';
+import { failingNextWrite } from '../support/storeWith.js';
+import { holdingLastWrite } from '../support/holdingLastWrite.js';
 
 /** One worker's owner id: both legs below are run by it, as a worker with concurrency 2 runs them. */
 const WORKER = `${hostname()}/${process.pid}/worker-a`;
@@ -35,26 +36,6 @@ function twoLegGate(name: string) {
     .addEdge('a', 'gate')
     .addEdge('gate', END);
   return { graph, entered: (leg: 1 | 2) => inside[leg - 1]!, release: (leg: 1 | 2) => releases[leg - 1]!(), signal: (leg: 1 | 2) => signals[leg - 1] };
-}
-
-/** The store as leg 2 sees it: its write that carries `run.completed` waits until `release()`. */
-function holdingLastWrite(store: RunStore): { store: RunStore; reached: Promise<void>; release(): void } {
-  let release: () => void = () => {};
-  let reach: () => void = () => {};
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  let holding = false;
-  const wrapped = storeWith(store, {
-    updateRun: (original) => async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
-      if (!holding && events.some((e) => e.type === 'run.completed')) {
-        holding = true;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        reach();
-        await held;
-      }
-      return original(runId, version, patch, events);
-    },
-  });
-  return { store: wrapped, reached, release: () => release() };
 }
 
 describe.each([

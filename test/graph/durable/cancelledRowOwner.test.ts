@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunPatch, type RunStore, type StoredEvent, type WorkflowRun } from '../../../src/index.js';
+import { END, StateGraph, cancelRun, defaultMemoryStore, humanNode, resumeRun, type RunStore, type WorkflowRun } from '../../../src/index.js';
 import { postgresTarget, sqliteTarget, useStoreTarget } from '../../persistence/storeTargets.js';
 import { insertQueuedRun } from '../../../src/graph/durable/insertQueuedRun.js';
-import { failingNextWrite, storeWith } from '../../support/storeWith.js';
+import { failingNextWrite } from '../../support/storeWith.js';
+import { holdingLastWrite } from '../../support/holdingLastWrite.js';
 import { gateGraph } from '../../support/gateGraph.js';
 
 /** a → wait (until the run is aborted) → END; `started` resolves when wait begins. */
@@ -20,32 +21,6 @@ function gated(name: string) {
     .addEdge('a', 'wait')
     .addEdge('wait', END);
   return { graph, started };
-}
-
-/**
- * The store as a leg sees it, with the write that carries `run.completed` (or the first one `which`
- * picks) held until `release()`: `reached` resolves when that write is held.
- */
-function holdingLastWrite(
-  store: RunStore,
-  which: (patch: RunPatch, events: StoredEvent[]) => boolean = (_patch, events) => events.some((e) => e.type === 'run.completed'),
-): { store: RunStore; reached: Promise<void>; release(): void } {
-  let release: () => void = () => {};
-  let reach: () => void = () => {};
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  let holding = false;
-  const wrapped = storeWith(store, {
-    updateRun: (original) => async (runId: string, version: number, patch: RunPatch, events: StoredEvent[] = []) => {
-      if (!holding && which(patch, events)) {
-        holding = true;
-        const held = new Promise<void>((resolve) => (release = resolve));
-        reach();
-        await held;
-      }
-      return original(runId, version, patch, events);
-    },
-  });
-  return { store: wrapped, reached, release: () => release() };
 }
 
 async function eventTypes(store: RunStore, runId: string, afterSeq: number): Promise<string[]> {
