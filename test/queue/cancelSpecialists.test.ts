@@ -4,6 +4,7 @@ import { Coordinator, END, PostgresRunStore, RunQueue, RunWorker, StateGraph, ty
 import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { until } from '../support/until.js';
 
 /** Executions of each specialist node (by node and task input; `after` by node), counted outside the runs. */
 const executions = new Map<string, number>();
@@ -50,16 +51,6 @@ const desk = new StateGraph({ name: 'cancel-desk' })
   .addEdge('plan', 'dispatch')
   .addEdge('dispatch', 'answer')
   .addEdge('answer', END);
-
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * A coordinator run on the queue that waits for its specialist runs (child jobs), cancelled with

@@ -8,6 +8,7 @@ import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { until } from '../support/until.js';
 
 /** Executions of the specialist's node, by task input, counted outside the runs. */
 const worked = new Map<string, number>();
@@ -44,16 +45,6 @@ class GatedStore extends PostgresRunStore {
       await this.#gate;
     }
     return super.insertRun(run);
-  }
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

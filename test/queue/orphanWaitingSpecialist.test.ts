@@ -7,6 +7,7 @@ import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { until } from '../support/until.js';
 
 /** A specialist that works (held in `gate` until `release()`), then asks a person; its coordinator dispatches `tasks` of it. */
 function asking(tasks = 1) {
@@ -94,16 +95,6 @@ class HoldingStore extends PostgresRunStore {
       await this.#gate;
     }
     return super.insertRun(run);
-  }
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

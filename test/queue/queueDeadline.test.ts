@@ -8,20 +8,13 @@ import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { graphs } from './opsGraphs.js';
 import { startWorker, type WorkerProcess } from './workerProcess.js';
+import { until as pollUntil, type UntilCheck } from '../support/until.js';
 
 /** The gate's deadline: the first worker dies right after the run starts waiting, well before it. */
 const GATE_MS = 8_000;
 process.env.SWITCHBOARD_TEST_GATE_MS = String(GATE_MS);
 
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, check: UntilCheck<T>) => pollUntil(what, check, { ms: 120_000, everyMs: 100 });
 
 /**
  * A HumanGate's deadline as a BullMQ delayed job: the worker that ran the run to its wait is

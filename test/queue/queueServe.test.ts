@@ -5,16 +5,9 @@ import { PG_URL } from '../persistence/storeTargets.js';
 import { SseReader, seqs } from '../server/sseClient.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { startWorker, type WorkerProcess } from './workerProcess.js';
+import { until as pollUntil, type UntilCheck } from '../support/until.js';
 
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, check: UntilCheck<T>) => pollUntil(what, check, { ms: 120_000, everyMs: 100 });
 
 const post = (url: URL, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

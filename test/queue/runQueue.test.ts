@@ -5,6 +5,7 @@ import { PostgresRunStore, RunQueue, RunWorker, StateGraph, SwitchboardError, ty
 import { approvalGraph } from '../fixtures/durableGraphs.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { until } from '../support/until.js';
 
 /** Executions of each gated node, counted outside the runs; a gate opens when the test says. */
 const executions = new Map<string, number>();
@@ -41,16 +42,6 @@ function gatedGraph(): StateGraph {
 }
 
 const graphs = [gatedGraph(), approvalGraph()];
-
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 // The only tests allowed to skip: no npm package ships a Redis server (REDIS_MISSING says how to install one).
 describe.skipIf(REDIS_MISSING !== null)(`the run queue (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
