@@ -5,7 +5,7 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
-import { TransitionLineEncoder } from './transitionLine.js';
+import { TransitionLineEncoder } from './TransitionLineEncoder.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 
 /** The longest `flushMs`: Node fires longer timers at once. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TransitionRecord } from '../../src/analytics/TransitionRecord.js';
-import { TransitionLineEncoder } from '../../src/analytics/transitionLine.js';
+import { TransitionLineEncoder } from '../../src/analytics/TransitionLineEncoder.js';
 
 /** A deterministic stream of pseudo-random numbers in [0, 1). */
 function random(seed: number): () => number {
