@@ -8,6 +8,7 @@ import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { storeWith } from '../support/storeWith.js';
+import { until } from '../support/until.js';
 
 /** A coordinator that dispatches two tasks to a specialist that works, then asks a person. */
 function desk(name: string) {
@@ -75,16 +76,6 @@ describe.each([
     expect(await store.getRun('cdesk:2:2')).toMatchObject({ status: 'cancelled', owner: null });
   });
 });
-
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== null && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.skipIf(REDIS_MISSING !== null)(`a coordinator run on a worker cancelled while its dispatch creates its specialist runs (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
   let redis: TestRedis;
