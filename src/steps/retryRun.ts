@@ -6,7 +6,7 @@ import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import { RunStateError } from '../errors/RunStateError.js';
 import { storedBudget } from '../budget/storedBudget.js';
-import type { RunStore } from '../persistence/RunStore.js';
+import { FINISHED_STATUSES, type RunStore } from '../persistence/RunStore.js';
 import { CheckpointManager } from './CheckpointManager.js';
 import { checkpointingStepRunner } from './checkpointingStepRunner.js';
 
@@ -38,7 +38,12 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
   const machine = graph.toMachine();
   const record = await loadRun(store, machine, runId);
   if (record.status !== 'failed') {
-    throw new RunStateError(`run ${runId} is ${record.status}; only a failed run can be retried (resume a waiting run, recover an interrupted one)`, { code: 'run_finished', runId });
+    // A run still going (running, waiting, queued, interrupted) is no finished one: it conflicts with the retry.
+    const finished = FINISHED_STATUSES.has(record.status);
+    throw new RunStateError(`run ${runId} is ${record.status}; only a failed run can be retried (resume a waiting run, recover an interrupted one${finished ? '' : ', or retry it once it has failed'})`, {
+      code: finished ? 'run_finished' : 'run_conflict',
+      runId,
+    });
   }
   const first = (await store.listEvents(runId, { limit: 1 }))[0];
   const started = first?.type === 'run.started' ? (first.data as { request?: AgentRequest; state?: Record<string, unknown> }) : undefined;

@@ -145,6 +145,8 @@ describe.each(targets)('retryRun on %s', (_name, make) => {
     expect((await store.listRuns({ status: 'running' })).map((r) => r.runId)).toContain('r-2');
     // A second retry while it runs is refused: the run is not failed any more.
     await expect(retryRun(pipeline(c), 'r-2', { store })).rejects.toBeInstanceOf(RunStateError);
+    // ...as a conflict with the leg that runs it, not as a finished run.
+    await expect(retryRun(pipeline(c), 'r-2', { store })).rejects.toMatchObject({ code: 'run_conflict', message: expect.stringContaining('once it has failed') });
     release();
     expect((await retrying).run.status).toBe('completed');
     const after = (await store.listEvents('r-2')).map((e) => e.seq);
