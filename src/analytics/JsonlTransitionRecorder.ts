@@ -72,11 +72,25 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   }
 
   record(event: TraceEvent): void {
-    if (this.error === null) this.#tracker.push(event as TrackedEvent);
+    if (this.error !== null) return;
+    try {
+      this.#tracker.push(event as TrackedEvent);
+    } catch (error) {
+      // Refused (a costOf that threw or returned no price): the run detaches this recorder, so the
+      // lines made before are written now, not left to a timer the process may not live to see.
+      this.flush();
+      throw error;
+    }
   }
 
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
-    if (this.error === null) this.#tracker.hop(event, runId, path, time);
+    if (this.error !== null) return;
+    try {
+      this.#tracker.hop(event, runId, path, time);
+    } catch (error) {
+      this.flush(); // as in record()
+      throw error;
+    }
   }
 
   step(runId: string, path: string, nodeId: string, at: number, durationMs: number, result: unknown, to: string, kind: string, index: number, routeKey: string | undefined): void {

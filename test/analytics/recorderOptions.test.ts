@@ -145,6 +145,11 @@ describe('a costOf that returns no price', () => {
       }
       // What was recorded before is whole: no record carries the bad cost.
       expect(readTransitionsFile(file).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>first', 'first>ask']);
+      // In batches too: the lines waiting when the recorder was stopped are written then, not by a later timer.
+      const batched = join(tempDir(), 'batched.jsonl');
+      const waited = await graph().run('go', { recorders: [new JsonlTransitionRecorder(batched, { costOf, flushMs: 60_000 })] });
+      expect(waited.callbackErrors).toHaveLength(1);
+      expect(readTransitionsFile(batched).map((r) => `${r.from}>${r.to}`)).toEqual(['__start__>first', 'first>ask']);
       expect(kept.records.map((r) => r.costUsd)).toEqual([undefined, undefined]);
       expect(() => analyzeTransitions(kept.records)).not.toThrow();
     }
