@@ -360,11 +360,20 @@ History of this benchmark (durable ÷ memory for the three runs above):
   0a76dc3, load 3.8, 1.0 and 1.3): fresh-heap wall 2.19× / 2.66× / 1.92×, 1.72× / 2.45× / 1.86× and
   2.14× / 2.36× / 1.96×; steady state 1.62× / 1.58× / 1.55×, 1.75× / 1.74× / 1.66× and 1.65× / 1.69× /
   1.58×; first token over the raw stream 0.73, 0.75 and 0.72 ms.
+- the same three runs on 866b9ff (2026-12-07 morning, load 2.1, 1.9, 1.5; no change to the durable
+  step since 14e012b, the day's changes being a leg's cancel and owner handling, once per leg):
+  fresh-heap wall 2.69× / 2.59× / 1.94×, 2.22× / 2.01× / 1.98× and 2.49× / 2.46× / 1.96×; steady
+  state 1.76× / 1.78× / 1.67×, 1.61× / 1.36× / 1.62× and 1.64× / 1.73× / 1.40×; first token 0.82,
+  0.73 and 0.87 ms. The two builds side by side (\`npx tsx bench/durableBuilds.bench.ts
+  before=<27c377c bundle> after=<866b9ff bundle>\`, 21 rounds, load 2.2): a durable step 0.988× of
+  before's (25.42 → 25.19 µs), durable ÷ memory 1.870 → 1.801: the swing of the bold column is the
+  load's, not the code's.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
-raw stream), after 14e012b (three runs, the last history entry): from a freshly collected heap 1.72–2.19×
-(the 2× target met in one run of three), 2.36–2.66× with 10 KB (2.5× met in two), 1.86–1.96× at
-4,000 steps (met in all); steady state 1.55–1.75× and first token 0.72–0.75 ms in all. Before it, on
+raw stream), over the six runs of the last two history entries (14e012b's tree and the same step
+code on 866b9ff): from a freshly collected heap 1.72–2.69× (the 2× target met in one run of six),
+2.01–2.66× with 10 KB (2.5× met in four), 1.86–1.98× at 4,000 steps (met in all); steady state
+1.36–1.78× and first token 0.72–0.87 ms in all. Before it, on
 the machine of 2026-12-06 evening (eight runs, the entry before): in
 steady state (the column of batches with no forced GC) all three hold in every run (1.52–1.88×),
 and so does the first-token one (0.63–0.81 ms); from a freshly collected heap (the bold column,
