@@ -1,10 +1,10 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Coordinator, END, PostgresRunStore, RunQueue, RunWorker, StateGraph, type LegOutcome, type RunRecord } from '../../src/index.js';
+import { Coordinator, END, PostgresRunStore, StateGraph, type LegOutcome, type RunRecord } from '../../src/index.js';
 import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { until } from '../support/until.js';
+import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
 /** Executions of each specialist node (by node and task input; `after` by node), counted outside the runs. */
 const executions = new Map<string, number>();
@@ -74,14 +74,9 @@ describe.skipIf(REDIS_MISSING !== null)(`cancelling a coordinator run that waits
     const store = new PostgresRunStore({ url: PG_URL, schema: `cancel_specialists_${process.pid}_${Date.now().toString(36)}`, max: 6 });
     closers.push(() => store.close());
     const name = 'cancel-specialists';
-    const queue = new RunQueue({ store, graphs: [desk], redisUrl: redis.url, queueName: name });
-    const bull = new Queue(name, { connection: { url: redis.url } });
-    closers.push(() => queue.close(), () => bull.close());
     const outcomes: LegOutcome[] = [];
     // Two at once: the quick specialist and one slow one, then a second slow one; the third stays queued.
-    const worker = new RunWorker({ store, graphs: [desk], redisUrl: redis.url, queueName: name, concurrency: 2, lockMs: 2000, leaseMs: 4000, sweepEveryMs: 0, onOutcome: (o) => outcomes.push(o) });
-    closers.push(() => worker.close(true));
-    await worker.start();
+    const { queue, bull } = await startWorkerSet(redis.url, store, [desk], name, closers, { onOutcome: (o) => outcomes.push(o) });
 
     const runId = await queue.start('cancel-desk', 'four tasks', { runId: 'desk1' });
     const children = ['desk1:2:1', 'desk1:2:2', 'desk1:2:3', 'desk1:2:4'];
@@ -108,8 +103,7 @@ describe.skipIf(REDIS_MISSING !== null)(`cancelling a coordinator run that waits
         const record = await store.getRun(id);
         if (record === null || !FINISHED_STATUSES.has(record.status) || record.owner !== null) return false;
       }
-      const counts = await bull.getJobCounts('wait', 'active', 'delayed', 'waiting-children', 'prioritized');
-      return Object.values(counts).every((n) => n === 0);
+      return noJobsLeft(bull);
     });
 
     // The coordinator is cancelled, the finished specialist stays as it was, the others are cancelled;

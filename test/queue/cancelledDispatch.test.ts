@@ -1,6 +1,5 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Coordinator, END, PostgresRunStore, RunQueue, RunWorker, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord, type RunStore } from '../../src/index.js';
+import { Coordinator, END, PostgresRunStore, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord, type RunStore } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
@@ -9,6 +8,7 @@ import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persist
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { storeWith } from '../support/storeWith.js';
 import { until } from '../support/until.js';
+import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
 /** A coordinator that dispatches two tasks to a specialist that works, then asks a person. */
 function desk(name: string) {
@@ -99,12 +99,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a coordinator run on a worker cancelled
     });
     const store = held.store;
     const name = 'cancelled-dispatch';
-    const queue = new RunQueue({ store, graphs: [graph], redisUrl: redis.url, queueName: name });
-    const bull = new Queue(name, { connection: { url: redis.url } });
-    closers.push(() => queue.close(), () => bull.close());
-    const worker = new RunWorker({ store, graphs: [graph], redisUrl: redis.url, queueName: name, concurrency: 2, lockMs: 2000, leaseMs: 4000, sweepEveryMs: 0 });
-    closers.push(() => worker.close(true));
-    await worker.start();
+    const { queue, bull } = await startWorkerSet(redis.url, store, [graph], name, closers);
 
     const runId = await queue.start('cancelled-dispatch-worker', 'two tasks', { runId: 'wdesk' });
     await held.reached;
@@ -123,8 +118,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a coordinator run on a worker cancelled
         const record = await base.getRun(id);
         if (record === null || record.status === 'running' || record.status === 'queued' || record.status === 'waiting' || record.owner !== null) return false;
       }
-      const counts = await bull.getJobCounts('wait', 'active', 'delayed', 'waiting-children', 'prioritized');
-      return Object.values(counts).every((n) => n === 0);
+      return noJobsLeft(bull);
     });
     const statuses: Record<string, string> = {};
     for (const id of [runId, 'wdesk:2:1', 'wdesk:2:2']) statuses[id] = (await base.getRun(id))!.status;

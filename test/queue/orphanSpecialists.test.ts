@@ -1,6 +1,5 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Coordinator, END, PostgresRunStore, RunQueue, RunWorker, StateGraph, type NewRun, type RunRecord } from '../../src/index.js';
+import { Coordinator, END, PostgresRunStore, StateGraph, type NewRun, type RunRecord } from '../../src/index.js';
 import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
@@ -9,6 +8,7 @@ import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { until } from '../support/until.js';
+import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
 /** Executions of the specialist's node, by task input, counted outside the runs. */
 const worked = new Map<string, number>();
@@ -74,12 +74,7 @@ describe.skipIf(REDIS_MISSING !== null)(`specialist runs of a finished coordinat
       await store.close();
     });
     const name = 'orphan-specialists';
-    const queue = new RunQueue({ store, graphs: [desk], redisUrl: redis.url, queueName: name });
-    const bull = new Queue(name, { connection: { url: redis.url } });
-    closers.push(() => queue.close(), () => bull.close());
-    const worker = new RunWorker({ store, graphs: [desk], redisUrl: redis.url, queueName: name, concurrency: 2, lockMs: 2000, leaseMs: 4000, sweepEveryMs: 0 });
-    closers.push(() => worker.close(true));
-    await worker.start();
+    const { queue, bull } = await startWorkerSet(redis.url, store, [desk], name, closers);
 
     const runId = await queue.start('orphan-desk', 'two tasks', { runId: 'odesk' });
     // The dispatch is creating its specialist runs: the join has not stored waiting.queued.
@@ -105,8 +100,7 @@ describe.skipIf(REDIS_MISSING !== null)(`specialist runs of a finished coordinat
         const record = await store.getRun(id);
         if (record === null || !FINISHED_STATUSES.has(record.status) || record.owner !== null) return false;
       }
-      const counts = await bull.getJobCounts('wait', 'active', 'delayed', 'waiting-children', 'prioritized');
-      return Object.values(counts).every((n) => n === 0);
+      return noJobsLeft(bull);
     });
 
     const statuses: Record<string, string> = {};

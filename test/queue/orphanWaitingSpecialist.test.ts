@@ -1,6 +1,5 @@
-import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Coordinator, END, PostgresRunStore, RunQueue, RunWorker, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord } from '../../src/index.js';
+import { Coordinator, END, PostgresRunStore, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
@@ -8,6 +7,7 @@ import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
 import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
 import { until } from '../support/until.js';
+import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
 /** A specialist that works (held in `gate` until `release()`), then asks a person; its coordinator dispatches `tasks` of it. */
 function asking(tasks = 1) {
@@ -119,12 +119,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a specialist run on a worker that reach
       await store.close();
     });
     const name = 'orphan-waiting-specialist';
-    const queue = new RunQueue({ store, graphs: [desk], redisUrl: redis.url, queueName: name });
-    const bull = new Queue(name, { connection: { url: redis.url } });
-    closers.push(() => queue.close(), () => bull.close());
-    const worker = new RunWorker({ store, graphs: [desk], redisUrl: redis.url, queueName: name, concurrency: 2, lockMs: 2000, leaseMs: 4000, sweepEveryMs: 0 });
-    closers.push(() => worker.close(true));
-    await worker.start();
+    const { queue, bull } = await startWorkerSet(redis.url, store, [desk], name, closers);
 
     const runId = await queue.start('asking-desk', 'two tasks', { runId: 'wdesk' });
     await until('the dispatch to create its first specialist run', async () => store.entered && (await store.getRun('wdesk:2:1')) !== null);
@@ -149,8 +144,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a specialist run on a worker that reach
         const record = await store.getRun(id);
         if (record === null || record.status === 'running' || record.status === 'queued' || record.owner !== null) return false;
       }
-      const counts = await bull.getJobCounts('wait', 'active', 'delayed', 'waiting-children', 'prioritized');
-      return Object.values(counts).every((n) => n === 0);
+      return noJobsLeft(bull);
     });
     const statuses: Record<string, string> = {};
     for (const id of [runId, 'wdesk:2:1', 'wdesk:2:2']) statuses[id] = (await store.getRun(id))!.status;
