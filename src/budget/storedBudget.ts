@@ -24,14 +24,17 @@ type StoredBudget = z.infer<typeof StoredBudget>;
 /**
  * The budgets a stored run was started with, carrying what it had spent (tokens, cost, active
  * time; its steps are counted again as the retry takes them), for `retryRun`; undefined for a run
- * without budgets. A budget state that does not read back is a RunStateError `run_conflict`.
+ * without budgets. A budget state that does not read back is a RunStateError `snapshot_version`.
  */
 export function storedBudget(snapshot: unknown, runId: string): BudgetOptions | undefined {
   const value = (snapshot as { context?: { budget?: unknown } } | null)?.context?.budget;
   if (value === undefined || value === null) return undefined;
   const parsed = StoredBudget.safeParse(value);
   if (!parsed.success) {
-    throw new RunStateError(`run ${runId}'s stored budget does not read back (${formatZodError(parsed.error)}); pass the budget to retry it with (options.budget)`, { code: 'run_conflict', runId });
+    throw new RunStateError(
+      `run ${runId}'s stored budget does not read back (${formatZodError(parsed.error)}): the run was stored by another version of Switchboard or changed outside it; retry it from code with the budget it should have, retryRun(graph, runId, { store, budget })`,
+      { code: 'snapshot_version', runId },
+    );
   }
   const kept: StoredBudget = parsed.data;
   const { models, tokens, costUsd, elapsedMs } = kept;
