@@ -1,7 +1,7 @@
 import { assign, raise, sendTo, type AnyActorRef } from 'xstate';
 import type { NodeCompileScope, CompiledNodeState } from '../graph/CompilableNode.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
-import { runtimeOf } from '../graph/RunRuntime.js';
+import { runtimeOf } from '../graph/runtimeOf.js';
 import { bookkeep, contextOf, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
 import type { RunnableGraph } from '../graph/RunnableGraph.js';
 import { RUN_MODEL_KEY, startedModel } from '../graph/modelNode.js';

@@ -1,6 +1,7 @@
 import type { ActorScope, AnyActorLogic, AnyActorRef } from 'xstate';
 import type { GraphMachineContext, GraphMachineOutput, QueuedSpecialist, WaitingInfo } from '../graph/GraphMachineContext.js';
-import { runtimeOf, type PendingEvent, type RunRuntime } from '../graph/RunRuntime.js';
+import type { PendingEvent, RunRuntime } from '../graph/RunRuntime.js';
+import { runtimeOf } from '../graph/runtimeOf.js';
 import { describeThrown, serializeError, type SerializedError } from '../errors/SwitchboardError.js';
 import type { FailurePolicy } from './FailurePolicy.js';
 import type { CoordinatorWaitingEvent, JoinEvent, JoinSnapshot } from './JoinState.js';

@@ -1,7 +1,8 @@
 import { fromPromise, type AnyActorRef } from 'xstate';
 import type { GraphMachine } from '../graph/compileMachine.js';
 import type { GraphMachineOutput } from '../graph/GraphMachineContext.js';
-import { runtimeOf, type RunRuntime } from '../graph/RunRuntime.js';
+import type { RunRuntime } from '../graph/RunRuntime.js';
+import { runtimeOf } from '../graph/runtimeOf.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { SpecialistRuns, SpecialistTask } from '../graph/SpecialistRuns.js';
 

@@ -10,7 +10,7 @@ import { nodeActor } from './nodeActor.js';
 import { runNodeDirectly } from './runNodeDirectly.js';
 import { emptyPath, readPath } from './PathLog.js';
 import { checkMaxSteps, toRequest } from './RunOptions.js';
-import { adoptPendingRuntime } from './RunRuntime.js';
+import { adoptPendingRuntime } from './runtimeOf.js';
 import { FINAL_STATES, stateKey } from './stateKey.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';

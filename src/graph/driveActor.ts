@@ -7,7 +7,7 @@ import { findSpec } from './machineSpecs.js';
 import { SwitchboardError, describeThrown } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { BudgetMeter, holdMeterScope } from '../budget/BudgetMeter.js';
-import { runtimeOf } from './RunRuntime.js';
+import { runtimeOf } from './runtimeOf.js';
 
 /** Options for {@link driveActor}. */
 export interface DriveOptions {

@@ -5,7 +5,8 @@ import type { GraphMachineContext, HumanReplyEvent, NodeActorOutput, RouteChoice
 import type { HumanNode } from './humanNode.js';
 import { bookkeep, contextOf, nextState, settleAndRoute, settleStep, spentKeys, type StepArgs } from './stepKit.js';
 import { appendPath } from './PathLog.js';
-import { runtimeOf, type RunRuntime } from './RunRuntime.js';
+import type { RunRuntime } from './RunRuntime.js';
+import { runtimeOf } from './runtimeOf.js';
 import type { RunStatus } from './WorkflowRun.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import { newSpanId } from '../trace/TraceContext.js';

@@ -5,7 +5,8 @@ import type { GraphMachineContext, NodeActorInput, NodeActorOutput } from './Gra
 import { nextRequest } from './nextRequest.js';
 import { resolveNext, toRouteChoice } from './resolveNext.js';
 import { nodeEmitter, runNode } from './runNode.js';
-import { runtimeOf, type RunRuntime } from './RunRuntime.js';
+import type { RunRuntime } from './RunRuntime.js';
+import { runtimeOf } from './runtimeOf.js';
 import { checkBudgets } from './stepKit.js';
 import { WorkflowCancelledError } from '../errors/WorkflowCancelledError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';

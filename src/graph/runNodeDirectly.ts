@@ -3,7 +3,7 @@ import type { GraphSpec } from './GraphSpec.js';
 import type { GraphMachineContext, NodeActorOutput } from './GraphMachineContext.js';
 import { NodeCall } from './NodeCall.js';
 import { stepNodeNow } from './nodeActor.js';
-import { runtimeOf } from './RunRuntime.js';
+import { runtimeOf } from './runtimeOf.js';
 
 /**
  * The action that starts a node of a machine compiled to run its nodes directly: the node runs

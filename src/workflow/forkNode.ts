@@ -2,7 +2,7 @@ import { assign, fromPromise, type AnyActorRef } from 'xstate';
 import { COMPILE_NODE, type CompilableNode, type CompiledNodeState, type NodeCompileScope } from '../graph/CompilableNode.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
 import { appendPath } from '../graph/PathLog.js';
-import { runtimeOf } from '../graph/RunRuntime.js';
+import { runtimeOf } from '../graph/runtimeOf.js';
 import { contextOf, nextState, settleAndRoute, type StepArgs } from '../graph/stepKit.js';
 import { AgentContext } from './AgentContext.js';
 import { contextFromObject } from './executeStep.js';

@@ -5,7 +5,7 @@ import type { GraphMachine } from '../graph/compileMachine.js';
 import { heldSnapshot } from '../graph/durable/holdWaitingRun.js';
 import { driveActor } from '../graph/driveActor.js';
 import type { GraphMachineContext } from '../graph/GraphMachineContext.js';
-import { createWithRuntime, runtimeOf } from '../graph/RunRuntime.js';
+import { createWithRuntime, runtimeOf } from '../graph/runtimeOf.js';
 import { budgetRefusal } from '../errors/BudgetError.js';
 import { exceededError } from '../budget/Budget.js';
 import type { BudgetMeter } from '../budget/BudgetMeter.js';

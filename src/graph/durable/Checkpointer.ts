@@ -5,11 +5,11 @@ import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js'
 import { scrubSecrets, scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
-import type { Clock } from '../RunOptions.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
 import { cancelledEvents } from './cancelledEvents.js';
+import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
@@ -21,32 +21,6 @@ export const GROUP_STEPS = 64;
 export const SNAPSHOT_EVERY_STEPS = 1024;
 /** ...or once the step records since the last snapshot hold as many bytes as it did (at least this many). */
 export const SNAPSHOT_MIN_LOG_BYTES = 64 * 1024;
-
-/** Options for a {@link Checkpointer}. */
-export interface CheckpointerOptions {
-  owner: string;
-  leaseMs: number;
-  clock: Clock;
-  secrets: readonly string[];
-  /** Called once when a write loses its compare-and-set (the run was cancelled or taken over elsewhere). */
-  onFenced: (current: RunRecord | null) => void;
-  /** Called once when a write fails (a value too large or not JSON, a store that is down): the run should stop. */
-  onFailed?: (error: unknown) => void;
-  /**
-   * Called once when renewing the lease finds the run cancelled elsewhere, this leg still its owner:
-   * the leg should stop now (its node in flight sees the abort) rather than at its next write.
-   */
-  onCancelled?: () => void;
-  /**
-   * The persisted snapshot the run's row holds (as {@link persistedSnapshot} took it), so the first
-   * checkpoint can be a step record; without it the first checkpoint is a full snapshot.
-   */
-  base?: { snapshot: Record<string, unknown>; bytes: number };
-  /** The intake that took a new run's events before its row existed: it goes on taking them, and those are written first. */
-  early?: EventIntake;
-  /** The run's place in its trace (default `root`): its own events carry it (see `cancelledEvents`). */
-  path?: string;
-}
 
 /**
  * Writes a run's progress to its store, following the delta: each macrostep's change to the

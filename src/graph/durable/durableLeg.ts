@@ -8,7 +8,8 @@ import { finishRun } from '../executeRun.js';
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { Clock } from '../RunOptions.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
-import { Checkpointer, type CheckpointerOptions } from './Checkpointer.js';
+import { Checkpointer } from './Checkpointer.js';
+import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
 

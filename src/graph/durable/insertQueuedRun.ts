@@ -6,7 +6,8 @@ import { directMachine, isGraphModel, specOf, type GraphMachine } from '../compi
 import { checkOptionKeys, checkRunOptions } from '../checkRunOptions.js';
 import { machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
-import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
+import { RunRuntime } from '../RunRuntime.js';
+import { createWithRuntime } from '../runtimeOf.js';
 import { toRequest, type RunOptions } from '../RunOptions.js';
 import { MemoryRecorder } from '../../trace/MemoryRecorder.js';
 import { assertJson } from '../assertJson.js';

@@ -4,7 +4,7 @@ import { specOf, type GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { GraphSpec } from '../GraphSpec.js';
 import { isHumanNode } from '../humanNode.js';
-import { runtimeOf } from '../RunRuntime.js';
+import { runtimeOf } from '../runtimeOf.js';
 
 /** For a graph: the node each id names, among the nodes a direct machine runs without a child actor. */
 const directNodes = new WeakMap<GraphSpec, Map<string, { key: string }>>();

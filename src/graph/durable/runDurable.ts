@@ -7,7 +7,8 @@ import { directMachine, isGraphModel, specOf, type GraphMachine } from '../compi
 import { checkRunOptions } from '../checkRunOptions.js';
 import { machineInput } from '../executeRun.js';
 import { graphHash } from '../graphHash.js';
-import { createWithRuntime, RunRuntime } from '../RunRuntime.js';
+import { RunRuntime } from '../RunRuntime.js';
+import { createWithRuntime } from '../runtimeOf.js';
 import { inspectOption, systemClock, toRequest, type RunOptions } from '../RunOptions.js';
 import type { WorkflowEvent } from '../WorkflowEvent.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
