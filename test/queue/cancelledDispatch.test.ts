@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Coordinator, END, PostgresRunStore, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord, type RunStore } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
-import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { REDIS_MISSING } from '../support/startTestRedis.js';
+import { useTestRedis } from '../support/useTestRedis.js';
 import { storeWith } from '../support/storeWith.js';
 import { until } from '../support/until.js';
 import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
@@ -78,16 +79,7 @@ describe.each([
 });
 
 describe.skipIf(REDIS_MISSING !== null)(`a coordinator run on a worker cancelled while its dispatch creates its specialist runs (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
-  let redis: TestRedis;
-  const closers: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await redis?.stop();
-  });
+  const { redis: server, closers } = useTestRedis();
 
   it('leaves no specialist run waiting and no job', async () => {
     const graph = desk('cancelled-dispatch-worker');
@@ -99,7 +91,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a coordinator run on a worker cancelled
     });
     const store = held.store;
     const name = 'cancelled-dispatch';
-    const { queue, bull } = await startWorkerSet(redis.url, store, [graph], name, closers);
+    const { queue, bull } = await startWorkerSet(server().url, store, [graph], name, closers);
 
     const runId = await queue.start('cancelled-dispatch-worker', 'two tasks', { runId: 'wdesk' });
     await held.reached;

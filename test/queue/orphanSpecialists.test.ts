@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Coordinator, END, PostgresRunStore, StateGraph, type NewRun, type RunRecord } from '../../src/index.js';
 import { FINISHED_STATUSES } from '../../src/persistence/RunStore.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
@@ -6,7 +6,8 @@ import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL } from '../persistence/storeTargets.js';
-import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { REDIS_MISSING } from '../support/startTestRedis.js';
+import { useTestRedis } from '../support/useTestRedis.js';
 import { until } from '../support/until.js';
 import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
@@ -56,16 +57,7 @@ const schema = (what: string) => `orphan_${what}_${process.pid}_${Date.now().toS
  * or failed): a worker that finds it cancels it instead of running it.
  */
 describe.skipIf(REDIS_MISSING !== null)(`specialist runs of a finished coordinator run (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
-  let redis: TestRedis;
-  const closers: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await redis?.stop();
-  });
+  const { redis: server, closers } = useTestRedis();
 
   it('a coordinator cancelled during its dispatch: the specialist runs it created are cancelled by the worker, not run', async () => {
     const store = new GatedStore({ url: PG_URL, schema: schema('dispatch'), max: 6 });
@@ -74,7 +66,7 @@ describe.skipIf(REDIS_MISSING !== null)(`specialist runs of a finished coordinat
       await store.close();
     });
     const name = 'orphan-specialists';
-    const { queue, bull } = await startWorkerSet(redis.url, store, [desk], name, closers);
+    const { queue, bull } = await startWorkerSet(server().url, store, [desk], name, closers);
 
     const runId = await queue.start('orphan-desk', 'two tasks', { runId: 'odesk' });
     // The dispatch is creating its specialist runs: the join has not stored waiting.queued.

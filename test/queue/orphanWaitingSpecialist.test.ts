@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Coordinator, END, PostgresRunStore, StateGraph, cancelRun, humanNode, type NewRun, type RunRecord } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { storedSpecialistRuns } from '../../src/queue/storedSpecialistRuns.js';
 import { PG_URL, postgresTarget, sqliteTarget, useStoreTarget } from '../persistence/storeTargets.js';
-import { REDIS_MISSING, startTestRedis, type TestRedis } from '../support/startTestRedis.js';
+import { REDIS_MISSING } from '../support/startTestRedis.js';
+import { useTestRedis } from '../support/useTestRedis.js';
 import { until } from '../support/until.js';
 import { noJobsLeft, startWorkerSet } from '../support/workerSet.js';
 
@@ -99,16 +100,7 @@ class HoldingStore extends PostgresRunStore {
 }
 
 describe.skipIf(REDIS_MISSING !== null)(`a specialist run on a worker that reaches a wait after its coordinator run was cancelled (real Redis and PostgreSQL)${REDIS_MISSING ? ` — skipped: ${REDIS_MISSING}` : ''}`, () => {
-  let redis: TestRedis;
-  const closers: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    redis = await startTestRedis();
-  });
-  afterAll(async () => {
-    for (const close of closers.reverse()) await close();
-    await redis?.stop();
-  });
+  const { redis: server, closers } = useTestRedis();
 
   it('is cancelled by its worker, and no job is left', async () => {
     const { desk, inGate, release } = asking(2);
@@ -119,7 +111,7 @@ describe.skipIf(REDIS_MISSING !== null)(`a specialist run on a worker that reach
       await store.close();
     });
     const name = 'orphan-waiting-specialist';
-    const { queue, bull } = await startWorkerSet(redis.url, store, [desk], name, closers);
+    const { queue, bull } = await startWorkerSet(server().url, store, [desk], name, closers);
 
     const runId = await queue.start('asking-desk', 'two tasks', { runId: 'wdesk' });
     await until('the dispatch to create its first specialist run', async () => store.entered && (await store.getRun('wdesk:2:1')) !== null);
