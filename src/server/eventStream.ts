@@ -75,13 +75,21 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
     const chunked = outgoing.chunkedEncoding;
     const uncork = () => socket.uncork();
     const gone = () => outgoing.destroyed || outgoing.writableEnded || socket.destroyed;
+    let resume = (): void => undefined;
     const raw = (bytes: Uint8Array): boolean => {
       if (gone()) return false;
       if (socket.writableCorked === 0) {
         socket.cork();
         process.nextTick(uncork);
       }
-      socket.write(bytes);
+      if (socket.writableLength + bytes.length < options.bufferBytes) {
+        socket.write(bytes);
+        return true;
+      }
+      // Full: the client is paused until its socket has taken these bytes. The socket emits 'drain'
+      // only after a write it refused (past its own high-water mark, 16 KiB or more): with a smaller
+      // buffer, this write's callback is what says there is room again.
+      socket.write(bytes, () => resume());
       return socket.writableLength < options.bufferBytes;
     };
     const sink: SseSink = {
@@ -92,6 +100,7 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
       end: () => outgoing.end(),
     };
     const following = follow(hub, runId, options, sink);
+    resume = following.resume;
     socket.on('drain', following.resume);
     outgoing.once('close', () => {
       socket.off('drain', following.resume);
