@@ -106,7 +106,9 @@ function isBufferJson(value: object): boolean {
  * - bytes (Buffers, typed arrays, ArrayBuffers, a Buffer's JSON form) become `[binary]`;
  * - Maps become objects, errors `{ name, message, code }` (each redacted), boxed primitives
  *   (`new String(…)`) the primitive, objects with `toJSON` (dates too) their JSON form, arrays of
- *   any class plain arrays; functions and symbols are dropped and cycles become `[cycle]`.
+ *   any class plain arrays; BigInts their decimal text (JSON has no form for them, and an event
+ *   that holds one could be neither stored nor streamed); functions and symbols are dropped and
+ *   cycles become `[cycle]`.
  *
  * @example
  * redactForOutput({ apiKey: 'sk-…', image: 'data:image/png;base64,iVBOR…', __raw: {} });
@@ -147,7 +149,10 @@ export function redactFields(value: unknown, secrets: readonly string[], verbati
   const seen = new Set<object>();
   const walk = (v: unknown, top = false): unknown => {
     if (typeof v === 'string') return scrubCached(v, secrets, known);
-    if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? undefined : v;
+    if (v === null || typeof v !== 'object') {
+      if (typeof v === 'bigint') return v.toString();
+      return typeof v === 'function' || typeof v === 'symbol' ? undefined : v;
+    }
     if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return '[binary]';
     // new String(…), new Number(…): JSON writes the primitive inside (the String one through its
     // toString), not the characters as keys.
@@ -236,7 +241,7 @@ export function redactsToItself(value: unknown, secrets: readonly string[], verb
 
 function unchanged(v: unknown, secrets: readonly string[], clean: Set<string>, verbatim: ReadonlySet<string> | null, depth: number): boolean {
   if (typeof v === 'string') return scrubCached(v, secrets, clean) === v;
-  if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol';
+  if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol' && typeof v !== 'bigint';
   if (depth >= UNCHANGED_MAX_DEPTH) return false;
   if (types.isBoxedPrimitive(v)) return false;
   if (Array.isArray(v)) {
