@@ -91,6 +91,11 @@ export class StdioChildTransport implements Transport {
     for (const stream of [this.child?.stdin, this.child?.stdout, this.child?.stderr]) (stream as { unref?: () => void } | null | undefined)?.unref?.();
   }
 
+  /** Ends the child at once (SIGKILL), for a server that has stopped answering; `onclose` follows. */
+  kill(): void {
+    this.child?.kill('SIGKILL');
+  }
+
   /** Closes the child's stdin (the server ends on its own), then ends it if it lingers. */
   async close(): Promise<void> {
     const child = this.child;

@@ -42,7 +42,7 @@ export interface SalesReportClient {
   readonly tools: string[];
   /** The server's process id. */
   readonly pid: number | null;
-  /** False once the server process has ended (closed, killed or crashed). */
+  /** False once the server process has ended (closed, killed or crashed) or has let a call time out (it is then ended). */
   readonly connected: boolean;
   /** Calls `query_sales_report({ period })` with `tools/call` (`signal` aborts this call only; `timeoutMs` defaults to the client's). */
   query(period: string, options?: SalesReportClientOptions): Promise<SalesReportAnswer>;
@@ -73,7 +73,11 @@ function serverArgs(): string[] {
  * try { (await client.query('2026-09')).text; } finally { await client.close(); }
  */
 export async function openSalesReportClient(options: SalesReportClientOptions = {}): Promise<SalesReportClient> {
-  const [{ Client }, { StdioChildTransport }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('./StdioChildTransport.js')]);
+  const [{ Client }, { ErrorCode, McpError }, { StdioChildTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./StdioChildTransport.js'),
+  ]);
   const transport = new StdioChildTransport(process.execPath, serverArgs());
   const client = new Client({ name: 'switchboard-report-mcp', version: '0.1.0' });
   const timeout = options.timeoutMs ?? 20_000;
@@ -120,13 +124,27 @@ export async function openSalesReportClient(options: SalesReportClientOptions = 
       if (inFlight++ === 0 && !keepAlive) transport.ref();
       let called: Awaited<ReturnType<typeof client.callTool>>;
       const call: McpCallInfo = { method: 'tools/call', requestId: null, protocolVersion: transport.protocolVersion, transport: 'pipe' };
+      const callTimeout = callOptions.timeoutMs ?? timeout;
       try {
         transport.lastRequestId = null;
-        const pending = client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, { timeout: callOptions.timeoutMs ?? timeout, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
+        const pending = client.callTool({ name: SALES_REPORT_TOOL, arguments: { period } }, undefined, { timeout: callTimeout, ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
         // The request is written before callTool returns its promise: this is its id.
         call.requestId = transport.lastRequestId;
         called = await pending;
       } catch (error) {
+        // The SDK reports an aborted call with the timeout's code too: only an unaborted one timed out.
+        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && callOptions.signal?.aborted !== true) {
+          // A server that lets a call time out has stopped answering (stopped, stuck): it is ended, so
+          // that no later call waits on it (the service starts a new one) and it does not outlive
+          // this process. Calls still waiting on it fail as on a crash.
+          connected = false;
+          transport.kill();
+          throw new ToolError(`sales report MCP server did not answer ${SALES_REPORT_TOOL} within ${callTimeout} ms, so it was ended; the next call starts a new one`, {
+            code: 'tool_timeout',
+            retryable: true,
+            cause: error,
+          });
+        }
         throw fail(`failed on ${SALES_REPORT_TOOL}`, error);
       } finally {
         if (--inFlight === 0 && !keepAlive) transport.unref();

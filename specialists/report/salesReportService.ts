@@ -9,7 +9,8 @@ export interface SalesReportService {
   connect(options?: SalesReportClientOptions): Promise<SalesReportClient>;
   /**
    * `query_sales_report({ period })` on the running server. If the server has died since it was
-   * connected (killed, crashed), the call is made once more on a new server; the tool only reads.
+   * connected (killed, crashed) or lets the call time out (it is then ended), the call is made once
+   * more on a new server; the tool only reads.
    */
   query(period: string, options?: SalesReportClientOptions): Promise<SalesReportAnswer>;
   /** The running server's process id, or null when none runs. */
@@ -78,8 +79,8 @@ let shared: SalesReportService | undefined;
 
 /**
  * The sales report MCP server shared by everything in this process: started on first use (from
- * compiled JS when this package runs compiled), kept between calls, started again after it dies.
- * An idle server does not keep the process alive and ends with it.
+ * compiled JS when this package runs compiled), kept between calls, started again after it dies or
+ * lets a call time out. An idle server does not keep the process alive and ends with it.
  *
  * @example
  * const { result } = await salesReportService().query('2026-09');

@@ -42,6 +42,23 @@ describe('the sales report MCP server over stdio', () => {
     while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
   });
 
+  it('fails a call the server does not answer in time as a retryable tool_timeout, and ends that server', async () => {
+    const client = await openSalesReportClient();
+    const pid = client.pid!;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const error = await client.query('2026-09', { timeoutMs: 1_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error).toMatchObject({ code: 'tool_timeout', retryable: true });
+      expect((error as Error).message).toContain('did not answer query_sales_report within 1000 ms');
+      expect(client.connected).toBe(false);
+      while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      if (alive(pid)) process.kill(pid, 'SIGCONT');
+      await client.close();
+    }
+  }, 60_000);
+
   it('rejects with a retryable ToolError when the server cannot be reached', async () => {
     const error = await openSalesReportClient({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);

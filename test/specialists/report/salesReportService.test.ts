@@ -58,6 +58,25 @@ describe('salesReportService (one MCP server per process)', () => {
     expect(service.pid).not.toBe(client.pid);
   });
 
+  it('ends a server that lets a call time out and makes the call again on a new one', async () => {
+    // A server that stops answering (stopped, stuck in a loop) is as good as dead: every later call
+    // would wait out its timeout on it. SIGSTOP makes one; it is sent on again (SIGCONT) if the test fails.
+    const service = salesReportService();
+    const stalled = await service.connect();
+    process.kill(stalled.pid!, 'SIGSTOP');
+    try {
+      const answer = await service.query('2026-08', { timeoutMs: 5_000 });
+      expect(answer.result).toMatchObject({ found: true, period: '2026-08', revenue: 1_140_000 });
+      expect(stalled.connected).toBe(false);
+      expect(service.pid).not.toBeNull();
+      expect(service.pid).not.toBe(stalled.pid);
+      // Ended, not left stopped behind this process (a process that never ends times the test out).
+      while (alive(stalled.pid!)) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      if (alive(stalled.pid!)) process.kill(stalled.pid!, 'SIGCONT');
+    }
+  }, 120_000);
+
   it('lets the CLI end after a report: the idle server does not hold the process', async () => {
     const result = await runCli(['run', SEPTEMBER, '--json'], { env: { SWITCHBOARD_DB: join(mkdtempSync(join(tmpdir(), 'switchboard-report-')), 'runs.db') }, killAfterMs: 100_000 });
     expect(result.signal).toBeNull();
