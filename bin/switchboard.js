@@ -5,12 +5,13 @@
 // the npm scripts run it) it runs the TypeScript sources through tsx instead, so no build is needed.
 import { existsSync } from 'node:fs';
 
-// A reader that stops early (`switchboard export … | head`) closes the pipe: the command ends
-// quietly with the exit code it has so far instead of dying on an unhandled EPIPE with a stack trace.
+// A reader that stops early (`switchboard run … | head -1`) closes the pipe: the command goes on
+// quietly without that output (no unhandled EPIPE with a stack trace) and ends with its own exit
+// code. It does not end there: a run still going would be left stored as 'running', with nobody
+// running it, and its exit code would be whatever it was when the reader left.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
     if (error.code !== 'EPIPE') throw error;
-    process.exit(process.exitCode ?? 0);
   });
 }
 
