@@ -1,7 +1,7 @@
 import { FINISHED_STATUSES, type RunRecord, type RunStore } from '../../persistence/RunStore.js';
 import { RunStateError } from '../../errors/RunStateError.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
-import { abortLocalRun } from './durableLeg.js';
+import { abortLocalRun } from './localLegs.js';
 
 /**
  * Cancels a stored run that is running, waiting or interrupted. A run executing in this process is

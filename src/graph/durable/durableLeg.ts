@@ -12,19 +12,7 @@ import { Checkpointer } from './Checkpointer.js';
 import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
-
-/**
- * The legs this process executes now, by run, each as what cancels it: two legs of one run can
- * overlap (a stale one and the one that took the run over).
- */
-const active = new Map<string, Set<() => void>>();
-
-/** Cancels a run this process is executing right now (every leg of it here); false if it is not running here. */
-export function abortLocalRun(runId: string): boolean {
-  const legs = active.get(runId);
-  for (const cancel of legs ?? []) cancel();
-  return legs !== undefined;
-}
+import { holdLocalLeg } from './localLegs.js';
 
 /** Everything one leg of a stored run needs. */
 export interface LegOptions {
@@ -66,9 +54,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     cancellation.abort();
     local.abort();
   };
-  const legs = active.get(record.runId) ?? new Set<() => void>();
-  legs.add(cancel);
-  active.set(record.runId, legs);
+  const releaseLeg = holdLocalLeg(record.runId, cancel);
   const onAbort = cancel;
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) cancel();
@@ -175,8 +161,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     return run;
   } finally {
     runtime.pause = null;
-    legs.delete(cancel);
-    if (legs.size === 0 && active.get(record.runId) === legs) active.delete(record.runId);
+    releaseLeg();
     options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -8,6 +8,7 @@ import type { GraphMachineEvent, GraphMachineOutput } from '../GraphMachineConte
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { heldSnapshot } from './holdWaitingRun.js';
+import { holdLocalLeg } from './localLegs.js';
 
 /** Everything a leg of a run held in memory needs. */
 export interface MemoryLegOptions {
@@ -28,15 +29,33 @@ export interface MemoryLegOptions {
  */
 export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOptions): Promise<WorkflowRun> {
   const { runtime, record, store } = options;
-  runtime.emit(record.runId, options.resumed);
+  // A cancel (cancelRun, or the caller's signal) reaches the node in flight, as a stored run's leg's
+  // does (see `durableLeg`), and is the runtime's: a coordinator's dispatch stops what it started.
+  const local = new AbortController();
+  const cancellation = new AbortController();
+  runtime.cancellation = cancellation.signal;
+  const cancel = () => {
+    cancellation.abort();
+    local.abort();
+  };
+  const releaseLeg = holdLocalLeg(record.runId, cancel);
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  if (options.signal?.aborted) cancel();
+  let output: GraphMachineOutput;
   let held: unknown = null;
-  const done = driveActor(actor, {
-    signal: options.signal,
-    ignoreRestoredWait: options.event !== undefined,
-    onWaiting: (a) => (held = a.getPersistedSnapshot()),
-  });
-  if (options.event !== undefined) actor.send(options.event);
-  let output: GraphMachineOutput = await done;
+  try {
+    runtime.emit(record.runId, options.resumed);
+    const done = driveActor(actor, {
+      signal: local.signal,
+      ignoreRestoredWait: options.event !== undefined,
+      onWaiting: (a) => (held = a.getPersistedSnapshot()),
+    });
+    if (options.event !== undefined) actor.send(options.event);
+    output = await done;
+  } finally {
+    releaseLeg();
+    options.signal?.removeEventListener('abort', cancel);
+  }
   const kept = output.status === 'waiting' ? heldSnapshot(held) : null;
   if (kept instanceof SwitchboardError) output = { ...output, status: 'failed', error: kept.toJSON(), waiting: null };
   const run = finishRun(runtime, output);

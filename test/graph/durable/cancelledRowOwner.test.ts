@@ -6,6 +6,7 @@ import { insertQueuedRun } from '../../../src/graph/durable/insertQueuedRun.js';
 import { failingNextWrite } from '../../support/storeWith.js';
 import { holdingLastWrite } from '../../support/holdingLastWrite.js';
 import { gateGraph } from '../../support/gateGraph.js';
+import { until } from '../../support/until.js';
 
 /** a → wait (until the run is aborted) → END; `started` resolves when wait begins. */
 function gated(name: string) {
@@ -297,6 +298,38 @@ describe('a run held in memory (started without a store)', () => {
     expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
   });
 
+  it('cancelRun stops the node in flight of a resumed leg (it sees the abort), as it does a stored run\'s, and nothing runs after it', async () => {
+    let markStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => (markStarted = resolve));
+    let sawAbort = false;
+    let after = 0;
+    const graph = new StateGraph({ name: 'cancelled-memory-in-flight' })
+      .addNode('ask', humanNode({ reason: () => 'go on?' }))
+      // Ends only when it is aborted: a cancel that does not reach it leaves the leg going for good.
+      .addNode('work', (ctx) => new Promise<string>((resolve) => {
+        ctx.signal.addEventListener('abort', () => ((sawAbort = true), resolve('stopped')), { once: true });
+        markStarted();
+      }))
+      .addNode('next', () => ((after += 1), 'next'))
+      .start('ask')
+      .addEdge('ask', 'work')
+      .addEdge('work', 'next')
+      .addEdge('next', END);
+    const first = await graph.run('go');
+    expect(first.status).toBe('waiting');
+    let settled = false;
+    const leg = resumeRun(graph, first.runId, { reply: 'yes' }).finally(() => (settled = true));
+    await started;
+    expect(await cancelRun(defaultMemoryStore, first.runId)).toMatchObject({ status: 'cancelled' });
+    // Not a timing check: without the abort reaching the node, neither ever happens.
+    await until('the node in flight to see the cancel', () => sawAbort, { ms: 10_000 });
+    await until('the resumed leg to end', () => settled, { ms: 10_000 });
+    const run = await leg;
+    expect(run.status).toBe('cancelled');
+    expect(after).toBe(0);
+    expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null });
+  });
+
   const endings: Array<[how: string, outputText: string, finish: () => string, asksAgain: boolean]> = [
     ['completes', 'done', () => 'done', false],
     [
@@ -309,24 +342,10 @@ describe('a run held in memory (started without a store)', () => {
     ],
     ['reaches another wait', 'done', () => 'done', true],
   ];
-  it.each(endings)('cancelled while a resumed leg runs and its machine %s, returns and stores it cancelled with no error, no wait and the same output', async (_how, outputText, finish, asksAgain) => {
-    let release: () => void = () => {};
-    let markStarted: () => void = () => {};
-    const started = new Promise<void>((resolve) => (markStarted = resolve));
+  it.each(endings)('cancelled once a resumed leg\'s machine %s but before its last write, returns and stores it cancelled with no error, no wait and the same output', async (_how, outputText, finish, asksAgain) => {
     const graph = new StateGraph({ name: `cancelled-memory-${_how.replaceAll(' ', '-')}` })
       .addNode('ask', humanNode({ reason: () => 'go on?' }))
-      .addNode('work', () =>
-        new Promise<string>((resolve, reject) => {
-          release = () => {
-            try {
-              resolve(finish());
-            } catch (error) {
-              reject(error);
-            }
-          };
-          markStarted();
-        }),
-      )
+      .addNode('work', () => finish())
       .addNode('again', humanNode({ reason: () => 'again?' }))
       .start('ask')
       .addEdge('ask', 'work')
@@ -334,16 +353,33 @@ describe('a run held in memory (started without a store)', () => {
       .addEdge('again', END);
     const first = await graph.run('go');
     expect(first.status).toBe('waiting');
-    const leg = resumeRun(graph, first.runId, { reply: 'yes' });
-    await started;
-    expect(await cancelRun(defaultMemoryStore, first.runId)).toMatchObject({ status: 'cancelled' });
-    release();
-    const run = await leg;
-    expect(run.status).toBe('cancelled');
-    expect(run.error).toBeUndefined();
-    expect(run.waiting).toBeUndefined();
-    // Its output is its last completed node's (the human node's reply, when work failed), as the row says.
-    expect(run.outputText).toBe(outputText);
-    expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null, waitReason: null, outputText });
+    // The leg's one write, made when its machine has ended, is held: the cancel lands before it.
+    let release: () => void = () => {};
+    let reach: () => void = () => {};
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    const original = defaultMemoryStore.updateRun;
+    defaultMemoryStore.updateRun = async function (this: typeof defaultMemoryStore, ...args: Parameters<typeof original>) {
+      if (args[0] === first.runId && args[2].status !== undefined && args[2].status !== 'running' && args[2].status !== 'cancelled') {
+        defaultMemoryStore.updateRun = original;
+        reach();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      return original.apply(this, args);
+    };
+    try {
+      const leg = resumeRun(graph, first.runId, { reply: 'yes' });
+      await reached;
+      expect(await cancelRun(defaultMemoryStore, first.runId)).toMatchObject({ status: 'cancelled' });
+      release();
+      const run = await leg;
+      expect(run.status).toBe('cancelled');
+      expect(run.error).toBeUndefined();
+      expect(run.waiting).toBeUndefined();
+      // Its output is its last completed node's (the human node's reply, when work failed), as the row says.
+      expect(run.outputText).toBe(outputText);
+      expect(await defaultMemoryStore.getRun(first.runId)).toMatchObject({ status: 'cancelled', owner: null, leaseExpiresAt: null, error: null, waitReason: null, outputText });
+    } finally {
+      defaultMemoryStore.updateRun = original;
+    }
   });
 });
