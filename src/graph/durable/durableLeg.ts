@@ -116,7 +116,15 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
       },
     });
     if (options.event !== undefined) actor.send(options.event);
-    const output = await done;
+    let output = await done;
+    // Stopped by a checkpoint that could not be taken or written (a value that is not JSON, a store
+    // gone away): the run failed, and its last event says so, with the error its row will hold,
+    // rather than the cancel the stop went through.
+    const stoppedBy = writeError ?? checkpointer.failure;
+    if (stoppedBy !== null && !checkpointer.fenced && !checkpointer.cancelled) {
+      runtime.error = legFailure(stoppedBy);
+      output = { ...output, status: 'failed', error: runtime.error.toJSON(), waiting: null };
+    }
     const run = finishRun(runtime, output);
     await checkpointer.close(actor);
     // A cancelled coordinator's leg ends once the specialist runs its dispatch created are cancelled
@@ -135,10 +143,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     if (failure !== null) {
       const outcome = { status: run.status, error: run.error };
       run.status = 'failed';
-      run.error =
-        failure instanceof SwitchboardError
-          ? failure
-          : new SwitchboardError(`checkpoint failed: ${String((failure as Error).message ?? failure)}`, { code: 'store_unavailable', fault: 'system', cause: failure });
+      run.error = legFailure(failure);
       // The store may be gone for good: the run still ends with the typed error, and its row (still
       // `running`, this leg's lease running out) is left to recovery.
       const current = await options.store.getRun(record.runId).catch(() => null);
@@ -164,6 +169,13 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     releaseLeg();
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** A failed checkpoint as the run's typed error. */
+function legFailure(failure: unknown): SwitchboardError {
+  return failure instanceof SwitchboardError
+    ? failure
+    : new SwitchboardError(`checkpoint failed: ${String((failure as Error).message ?? failure)}`, { code: 'store_unavailable', fault: 'system', cause: failure });
 }
 
 /** The run as its row says it ended, cancelled: no error, no wait (its stored run.completed says the same, see `cancelledEvents`). */
