@@ -39,7 +39,8 @@ export const ASK_FOR_PERIOD = 'Which month should the sales report cover? Name i
  * `SalesReportResult`; an unknown period gives `{ found: false, availablePeriods }`) and
  * `reportAnswer`; returns the answer text. With no period it asks for one and starts nothing. If
  * the server fails, it writes `reportError` and `handoff` = `{ reason: 'sales report service
- * unavailable', node: 'report_mcp' }` and returns a short apology; it never throws for that.
+ * unavailable', node: 'report_mcp' }` and returns a short apology; it never throws for that. A run
+ * stopped while the server starts stops the node, which writes none of these.
  *
  * @example
  * graph.addNode('report_mcp', reportMcpNode({ model })).addEdge('report_mcp', 'draft');
@@ -64,6 +65,8 @@ export function reportMcpNode(options: ReportMcpNodeOptions = {}): AgentNode {
       connected = await service.connect(callOptions);
       tools = connected.tools;
     } catch (error) {
+      // Stopped with its run (cancelled, out of time) while the server was starting: no service failed.
+      if (ctx.signal.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
       ctx.put('reportError', { code: error instanceof ToolError ? error.code : 'tool_failed', message });
       requestHandoff(ctx, 'sales report service unavailable', 'report_mcp');

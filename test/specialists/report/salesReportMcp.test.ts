@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OfflineModel, ToolError } from 'switchboard';
+import { OfflineModel, StateGraph, ToolError, type NodeOutput } from 'switchboard';
 import { ScriptedModel } from 'switchboard/testing';
-import { ASK_FOR_PERIOD, openSalesReportClient, querySalesReport, reportGraph } from '../../../specialists/index.js';
+import { ASK_FOR_PERIOD, openSalesReportClient, querySalesReport, reportGraph, reportMcpNode, salesReportService } from '../../../specialists/index.js';
 
 const SEPTEMBER = 'Query the September 2026 sales report and tell me revenue and order volume.';
 
@@ -98,6 +98,30 @@ describe('reportGraph (report)', () => {
     const run = await reportGraph({ model: new OfflineModel() }).run('Show me the sales report.');
     expect(run.outputText).toBe(ASK_FOR_PERIOD);
     expect(run.state.get('reportTools')).toBeUndefined();
+  });
+
+  it('reports no unavailable service when its run is stopped while the server starts', async () => {
+    // A run stopped (cancelled, out of time) while the shared server was starting is not a server
+    // failure: nothing may tell the person who takes over that the sales report service is down.
+    await salesReportService().close();
+    const node = reportMcpNode({ model: new OfflineModel() });
+    const controller = new AbortController();
+    let settled: Promise<NodeOutput> | undefined;
+    const graph = new StateGraph({ name: 'report' })
+      .addNode('report_mcp', {
+        name: 'report_mcp',
+        execute: (ctx, request) => {
+          settled = Promise.resolve(node.execute(ctx, request));
+          controller.abort(); // the node now waits for the server to start
+          return settled;
+        },
+      })
+      .start('report_mcp');
+    const run = await graph.run(SEPTEMBER, { signal: controller.signal });
+    expect(run.status).toBe('cancelled');
+    // The node stops with its run, whatever it was waiting on.
+    await expect(settled).rejects.toBeDefined();
+    for (const key of ['reportError', 'handoff', 'reportAnswer']) expect(run.state.get(key), key).toBeUndefined();
   });
 
   it('uses the period classify wrote to state over the one in the text', async () => {
