@@ -268,7 +268,9 @@ export class PostgresRunStore implements RunStore {
     const afterSeq = options.afterSeq ?? 0;
     const limit = options.limit ?? 1_000_000;
     // A row holds one or more events and is keyed by its last: `limit` rows hold at least `limit` events after `afterSeq`.
-    const res = await this.#query<ReadEventRow>('SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [runId, afterSeq, limit]);
+    // `seq` is an integer column; the bound is compared as a bigint, so a client's Last-Event-ID past
+    // 2^31 - 1 reads nothing instead of failing the query (out of range for type integer).
+    const res = await this.#query<ReadEventRow>('SELECT run_id, seq, type, at, data FROM events WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3', [runId, afterSeq, limit]);
     return readEventRows(res.rows, afterSeq, limit);
   }
 

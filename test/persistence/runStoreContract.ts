@@ -73,6 +73,15 @@ export function runStoreContract(label: string, makeTarget: () => StoreTarget): 
       expect((await store.listEvents('ev', { afterSeq: 1 })).map((e) => e.seq)).toEqual([2, 3]);
     });
 
+    it('reads no events after a sequence number beyond any stored one, up to the largest safe integer (a client’s Last-Event-ID)', async () => {
+      await newRun('far');
+      await store.updateRun('far', 1, { lastSeq: 2 }, [ev('far', 1, 'run.started'), ev('far', 2)]);
+      for (const afterSeq of [3, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 5, Number.MAX_SAFE_INTEGER]) {
+        expect(await store.listEvents('far', { afterSeq }), String(afterSeq)).toEqual([]);
+        expect(await store.listEvents('far', { afterSeq, limit: 1 }), String(afterSeq)).toEqual([]);
+      }
+    });
+
     it('records a side effect once: the first journal entry wins', async () => {
       await newRun('j');
       expect(await store.getJournal('j', 3, 'charge')).toBeUndefined();
