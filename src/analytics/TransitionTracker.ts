@@ -2,7 +2,7 @@ import { END } from '../graph/END.js';
 import { costOf, priceFor, type PriceTable } from '../budget/PriceTable.js';
 import { AnalyticsError } from '../errors/AnalyticsError.js';
 import { describeValue } from '../graph/describeValue.js';
-import { endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
+import { END_PREFIX, endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
@@ -101,7 +101,8 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  * node, one per edge between nodes, and one from the last node to `__end__:<status>` when the run
  * (or a specialist run inside it) ends. It reads only envelopes, node ids, durations and token
  * counts, so it works on live events and on stored (redacted) ones alike, and follows specialist
- * runs, which share their parent's event stream, by their trace path. Events must arrive in `seq`
+ * runs, which share their parent's event stream, by their trace path. A forked run's replayed steps
+ * (see `forkRun`) make no record: they are its parent's. Events must arrive in `seq`
  * order; one tracker can follow any number of runs at once. Each record goes to a function, or is
  * kept in {@link TransitionColumns} without an object of its own.
  *
@@ -120,6 +121,12 @@ export class TransitionTracker implements HopListener {
   #lastRunId = '';
   #lastPath = '';
   #last: OpenRun | undefined = undefined;
+  /**
+   * Forked runs still replaying their parent's steps (see `forkRun`), by run and path: how many of
+   * the replayed steps have not ended yet. Those steps, the parent's start and a replayed human
+   * node's wait are the parent's transitions, already counted with the parent: they make no record.
+   */
+  readonly #replaying = new Map<string, number>();
 
   constructor(emit: ((record: TransitionRecord) => void) | TransitionColumns, options: CostOptions = {}) {
     if (typeof emit !== 'function' && !(emit instanceof TransitionColumns)) refuseOption('new TransitionTracker(emit)', '', 'a function that takes each record, or a TransitionColumns', emit);
@@ -149,10 +156,13 @@ export class TransitionTracker implements HopListener {
    */
   hop(event: HopEvent, runId: string, path: string, time: HopTime): void {
     switch (event.type) {
-      case 'run.started':
+      case 'run.started': {
         this.#begin(runId, path, String(event.graph), START_STATE, 'start');
         this.#markParent(path, 'coordinator');
+        const forkedAt = (event.forkOf as { step?: unknown } | undefined)?.step;
+        if (typeof forkedAt === 'number' && forkedAt > 0) this.#replaying.set(`${runId}\u0000${path}`, forkedAt);
         return;
+      }
       case 'run.resumed': {
         const open = this.#find(runId, path);
         const from = typeof event.atNodeId === 'string' ? event.atNodeId : (open?.from ?? START_STATE);
@@ -339,13 +349,41 @@ export class TransitionTracker implements HopListener {
 
   #record(open: OpenRun, to: string, at: number, label: string): void {
     const start = open.from === START_STATE;
+    // The edge that ends a fork's last replayed step is the fork's own (its edited state chose it),
+    // but its node's work, tokens and cost were the parent's.
+    const replayed = this.#replaying.size !== 0 && this.#replayedStep(open, to, start);
+    if (replayed === null) return;
     const durationMs = start ? 0 : !Number.isNaN(open.durationMs) ? open.durationMs : Number.isNaN(open.startedAt) ? 0 : Math.max(0, at - open.startedAt);
-    const tokens = start ? 0 : open.tokens;
+    const tokens = start || replayed ? 0 : open.tokens;
     const nodeType = start ? 'start' : open.nodeType;
-    const costUsd = start ? undefined : open.costUsd;
+    const costUsd = start || replayed ? undefined : open.costUsd;
     if (this.#columns !== null) return this.#columns.add(open.run, open.from, to, at, durationMs, tokens, costUsd, nodeType, label);
     const record: TransitionRecord = { runId: open.runId, workflow: open.workflow, from: open.from, to, at, durationMs, tokens, nodeType, label, path: open.path };
     if (costUsd !== undefined) record.costUsd = costUsd;
     this.#emit!(record);
   }
+
+  /**
+   * For a fork replaying its parent's steps: null when the transition is the parent's (no record),
+   * true for the edge that ends the last replayed step, false for one of the fork's own.
+   */
+  #replayedStep(open: OpenRun, to: string, start: boolean): boolean | null {
+    const key = `${open.runId}\u0000${open.path}`;
+    const left = this.#replaying.get(key);
+    if (left === undefined) return false;
+    if (start || to === WAITING) return null;
+    if (to.startsWith(END_PREFIX)) {
+      // Ended while replaying (a fork whose routing went another way fails): that end is its own.
+      this.#replaying.delete(key);
+      return left === 1;
+    }
+    if (left > 1) {
+      this.#replaying.set(key, left - 1);
+      return null;
+    }
+    this.#replaying.delete(key);
+    return true;
+  }
 }
+
+const WAITING = endState('waiting');
