@@ -3,6 +3,11 @@ import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { OutEvent } from './OutEvent.js';
 import { RunSubscription, type EventSources, type SubscriberCallbacks } from './RunSubscription.js';
 
+/** The live log of a leg keeps at least this many of its latest events. */
+const LOG_KEEP = 1024;
+/** ...and is trimmed once it holds this many more: the older ones go if the store holds them. */
+const LOG_TRIM_EVERY = 1024;
+
 /** Options for {@link RunHub}. */
 export interface RunHubOptions {
   /** How often a subscriber of a run that no leg here executes reads the store (default 1000 ms). */
@@ -11,9 +16,9 @@ export interface RunHubOptions {
 
 /**
  * The server's live view of runs: the events of every leg executing in this process (kept in
- * memory until the leg ends, so a subscriber never misses one that is not checkpointed yet) and
- * the subscribers of each run. A subscriber of a run executed elsewhere (another process, the
- * CLI) reads the store every `pollMs`.
+ * memory until the leg ends or the store holds them, so a subscriber never misses one that is not
+ * checkpointed yet) and the subscribers of each run. A subscriber of a run executed elsewhere
+ * (another process, the CLI) reads the store every `pollMs`.
  *
  * The hub is a recorder of the legs it attaches to: it gets each event as the run redacted it once
  * for all its recorders (the store's event log among them), wraps it in one {@link OutEvent} and
@@ -54,16 +59,41 @@ export class RunHub implements EventSources {
     return n;
   }
 
-  /** Starts the in-memory log of a leg executing here; returns the recorder to pass in the leg's `recorders`. */
+  /**
+   * Starts the in-memory log of a leg executing here; returns the recorder to pass in the leg's
+   * `recorders`. The log holds the events the store may not have yet: once it is
+   * {@link LOG_TRIM_EVERY} events longer than {@link LOG_KEEP}, the events before its last
+   * {@link LOG_KEEP} are dropped if the store holds them (its commits are in `seq` order, so
+   * holding one event means holding every one before it). A subscriber behind them reads them from
+   * the store, as it does for an earlier leg; a long leg no longer keeps every event it emitted.
+   */
   attach(runId: string): TraceRecorder {
     const log: OutEvent[] = [];
     this.#logs.set(runId, log);
+    let trimming = false;
+    const trim = async () => {
+      trimming = true;
+      try {
+        const mark = log[log.length - LOG_KEEP - 1]!.seq;
+        const [held] = await this.store.listEvents(runId, { afterSeq: mark - 1, limit: 1 });
+        // Events before the mark that are live only (token deltas) are never stored: they go too.
+        if (held === undefined || held.seq < mark) return;
+        let end = 0;
+        while (end < log.length && log[end]!.seq <= mark) end++;
+        log.splice(0, end);
+      } catch {
+        // The store could not say: the events stay, and the next trim asks again.
+      } finally {
+        trimming = false;
+      }
+    };
     return {
       record: (event) => {
         const out = OutEvent.live(event);
         log.push(out);
         const subscribers = this.#subscribers.get(runId);
         if (subscribers !== undefined) for (const subscription of subscribers) subscription.offer(out);
+        if (!trimming && log.length >= LOG_KEEP + LOG_TRIM_EVERY && this.#logs.get(runId) === log) void trim();
       },
     };
   }
