@@ -46,7 +46,8 @@ const CRLF = Buffer.from('\r\n');
 function chunkOf(bytes: Uint8Array): Uint8Array {
   return Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]);
 }
-const HEADERS = {
+/** The response headers of an event stream (also what a HEAD request of one is answered with). */
+export const EVENT_STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',
@@ -68,7 +69,7 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
   const { outgoing } = options;
   const socket = outgoing?.socket;
   if (outgoing !== undefined && socket != null) {
-    outgoing.writeHead(200, HEADERS);
+    outgoing.writeHead(200, EVENT_STREAM_HEADERS);
     outgoing.flushHeaders();
     // The body goes to the socket as is: each event's bytes are already one HTTP chunk, shared by
     // every client, so a client costs one socket write per event (the writes of a tick go out as one).
@@ -146,7 +147,7 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
     },
     { highWaterMark: options.bufferBytes, size: (chunk) => chunk.byteLength },
   );
-  return new Response(body, { headers: HEADERS });
+  return new Response(body, { headers: EVENT_STREAM_HEADERS });
 }
 
 /** Subscribes the sink to the run's events; `resume` when it has room again, `stop` when the client left. */

@@ -4,7 +4,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { StoredRunStatus } from '../persistence/RunStore.js';
 import { formatZodError } from '../errors/formatZodError.js';
-import { eventStream } from './eventStream.js';
+import { EVENT_STREAM_HEADERS, eventStream } from './eventStream.js';
 import { machineDefinition } from './machineDefinition.js';
 import { readBody } from './readBody.js';
 import { readLatestEval } from './readLatestEval.js';
@@ -194,6 +194,9 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
     const runId = c.req.param('runId');
     await runs.manager.get(runId);
     const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID');
+    // HEAD (curl -I, a monitor) gets the headers only: the stream would write its body to the socket
+    // itself, past hono's HEAD handling, and answer a request that takes no body with one.
+    if (c.req.method === 'HEAD') return new Response(null, { headers: EVENT_STREAM_HEADERS });
     // On Node, the stream is written to the socket's response directly (no web stream per client).
     const outgoing = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
     return eventStream(runs.hub, runId, {
