@@ -36,10 +36,17 @@ function fileUnder(root: string, path: string): string | null {
   return file.startsWith(root.endsWith(sep) ? root : root + sep) ? file : null;
 }
 
+/**
+ * No page may frame the workbench: framed invisibly over a page of its own, another site could have
+ * the user's clicks land on its buttons (start a scenario, cancel, reply, fork), and the requests the
+ * page then sends are its own, same-origin ones, which the request guard lets through.
+ */
+const NO_FRAMING = { 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'" };
+
 async function serveFile(file: string): Promise<Response | null> {
   try {
     const body = await readFile(file);
-    return new Response(body, { headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' } });
+    return new Response(body, { headers: { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache', ...NO_FRAMING } });
   } catch {
     return null;
   }

@@ -82,17 +82,25 @@ export interface LaunchedBrowser {
 
 /**
  * Launches headless Chromium (see {@link chromiumExecutable}) with a fresh profile folder, as every
- * browser test does; `args` are added to {@link CHROMIUM_FLAGS}.
+ * browser test does; `args` are added to {@link CHROMIUM_FLAGS}; `preferences` seed the profile's
+ * settings (e.g. `{ profile: { cookie_controls_mode: 0 } }` allows third-party cookies and storage).
  *
  * @example
  * const browser = await launchBrowser();
  * const page = await browser.context.newPage();
  * await browser.close();
  */
-export async function launchBrowser(options: { viewport?: { width: number; height: number }; args?: readonly string[] } = {}): Promise<LaunchedBrowser> {
+export async function launchBrowser(
+  options: { viewport?: { width: number; height: number }; args?: readonly string[]; preferences?: Record<string, unknown> } = {},
+): Promise<LaunchedBrowser> {
   const { source, executablePath } = await chromiumExecutable();
   const profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
   try {
+    // Settings a user may have changed (the profile's Preferences file, read at launch).
+    if (options.preferences !== undefined) {
+      mkdirSync(join(profile, 'Default'));
+      writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify(options.preferences));
+    }
     const context = await chromium.launchPersistentContext(profile, {
       executablePath,
       headless: true,
