@@ -44,6 +44,17 @@ export class SharedState extends Map<string, unknown> {
     return state;
   }
 
+  /**
+   * A map of its own holding a run's state as its machine has it, values as they are (those written
+   * through the model are frozen copies already; the engine's keys, such as the last result the run
+   * hands back, are left as they are), with no pending changes.
+   */
+  static copyOf(values: Record<string, unknown>, model: StateModel = StateModel.untyped): SharedState {
+    const state = new SharedState(model);
+    for (const key of Object.keys(values)) mapSet.call(state, key, values[key]);
+    return state;
+  }
+
   /** The model that checks this state's writes. */
   get model(): StateModel {
     return this.#model;

@@ -89,7 +89,9 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     outputText: output.outputText,
     path: output.path,
     steps: output.steps,
-    state: runtime.context?.state ?? SharedState.fromObject(output.state),
+    // The machine's state (what its settled steps wrote, as a stored run keeps it), in a map of its
+    // own: not the live one, which a node still going after a stop could write into after the return.
+    state: SharedState.copyOf(output.state, runtime.context?.state.model),
   };
   if (output.status === 'failed') {
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });
