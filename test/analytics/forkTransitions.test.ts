@@ -57,6 +57,38 @@ describe.each([
     expect(stored.reduce((sum, r) => sum + r.tokens, 0)).toBe(1 + 10 + 100 + 1000);
   });
 
+  it('of a fork are only its own steps too', async () => {
+    const { store } = target();
+    const graph = graphOf('fork-transitions-twice', false);
+    const parent = await graph.run('go', { store });
+    const once = await forkRun(graph, parent.runId, { at: 2, state: { detour: true } }, { store });
+    const twice = await forkRun(graph, once.runId, { at: 3 }, { store });
+    expect(twice.path).toEqual(['a', 'b', 'd']);
+    const stored = await storedTransitions(store);
+    expect(moves(stored, once.runId)).toEqual(['b>d 0', 'd>__end__:completed 1000']);
+    expect(moves(stored, twice.runId)).toEqual(['d>__end__:completed 0']);
+  });
+
+  it('keep the end of a fork that failed while replaying (its router went another way than the parent\'s)', async () => {
+    const { store } = target();
+    let flip = false;
+    const graph = new StateGraph({ name: 'fork-transitions-astray' })
+      .addNode('a', () => 'a')
+      .addNode('b', () => 'b')
+      .addNode('c', () => 'c')
+      .addNode('d', () => 'd')
+      .start('a')
+      .addEdge('a', 'b')
+      .addConditionalEdges('b', () => (flip ? 'd' : 'c'))
+      .addEdge('c', END)
+      .addEdge('d', END);
+    const parent = await graph.run('go', { store });
+    flip = true;
+    const astray = await forkRun(graph, parent.runId, { at: 3 }, { store });
+    expect(astray.status).toBe('failed');
+    expect(moves(await storedTransitions(store), astray.runId)).toEqual(['d>__end__:failed 0']);
+  });
+
   it('start over from step 0 as a run of their own', async () => {
     const { store } = target();
     const graph = graphOf('fork-transitions-zero', false);
