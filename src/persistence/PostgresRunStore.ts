@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { NewRun, RunFilter, RunPatch, RunRecord, RunStore, StepRecord, StoredEvent } from './RunStore.js';
 import { decodeStepRecord, encodeStepRecord } from './stepRecordRows.js';
+import { safeConnectionUrl } from '../errors/safeConnectionUrl.js';
 import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
 import { eventRows, firstSeqs, readEventRows, seqConflict, type ReadEventRow, type RunSeqs } from './eventRows.js';
@@ -30,17 +31,6 @@ export interface PostgresRunStoreOptions {
  * a process on the SQLite store never loads it. It is the same module instance `import 'pg'` gives.
  */
 const requirePg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg;
-
-/** Hides the password of a connection URL so it can appear in messages. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
 
 /**
  * The condition a write's events are stored under: no run's log holds a row at or after the first
@@ -94,7 +84,7 @@ export class PostgresRunStore implements RunStore {
     this.#pool = new (requirePg().Pool)({ connectionString: url, max: options.max ?? 10, options: `-c search_path=${schema}` });
     // An idle client's error (server restart) must not crash the process; the next query reports it.
     this.#pool.on('error', () => {});
-    this.url = safeUrl(url);
+    this.url = safeConnectionUrl(url);
   }
 
   /** The connection URL with its password hidden. */

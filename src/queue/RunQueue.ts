@@ -8,7 +8,8 @@ import { cancelRun } from '../graph/durable/cancelRun.js';
 import { insertQueuedRun, type QueuedRunOptions } from '../graph/durable/insertQueuedRun.js';
 import { loadRun, toReplyEvent } from '../graph/durable/resumeRun.js';
 import { isOrphaned } from '../graph/durable/recoverRuns.js';
-import { redisConnection, safeRedisUrl, type RedisConnection } from './redisConnection.js';
+import { redisConnection, type RedisConnection } from './redisConnection.js';
+import { safeConnectionUrl } from '../errors/safeConnectionUrl.js';
 import { QueueError } from './QueueError.js';
 import { RUN_JOB, deadlineJobIdFor, jobIdFor, type RunJobData } from './runJob.js';
 import { keepReply, pendingReply, waitStep } from './pendingReply.js';
@@ -81,7 +82,7 @@ export class RunQueue {
 
   /** The Redis URL with its password hidden. */
   get redisUrl(): string {
-    return safeRedisUrl(this.#connection.url);
+    return safeConnectionUrl(this.#connection.url);
   }
 
   /** A registered graph by name. */

@@ -1,21 +1,11 @@
 import { QueueError } from './QueueError.js';
+import { safeConnectionUrl } from '../errors/safeConnectionUrl.js';
 
 /** How BullMQ reaches Redis: a `redis://` (or `rediss://`) URL, with the settings a worker needs. */
 export interface RedisConnection {
   url: string;
   /** BullMQ's blocking commands must wait for Redis to come back rather than fail after a few retries. */
   maxRetriesPerRequest: null;
-}
-
-/** Hides the password of a Redis URL so it can appear in messages. */
-export function safeRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
 }
 
 /**
@@ -33,7 +23,7 @@ export function redisConnection(url: string | undefined = process.env.SWITCHBOAR
     throw new QueueError(`${where}: the Redis URL is not a URL (expected redis://host:port[/db]); received ${JSON.stringify(url.slice(0, 40))}`, { code: 'queue_config' });
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new QueueError(`${where}: the Redis URL must start with redis:// or rediss://; received ${safeRedisUrl(url)}`, { code: 'queue_config' });
+    throw new QueueError(`${where}: the Redis URL must start with redis:// or rediss://; received ${safeConnectionUrl(url)}`, { code: 'queue_config' });
   }
   return { url, maxRetriesPerRequest: null };
 }
