@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { RunStore } from '../persistence/RunStore.js';
 import { RunStateError } from '../errors/RunStateError.js';
 import { InputError } from '../input/InputError.js';
+import { nestsDeeperThan } from '../input/nestsDeeperThan.js';
+import { MAX_STORED_DEPTH } from '../persistence/storedJson.js';
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { isCompilableNode } from '../graph/CompilableNode.js';
 import { isHumanNode, type HumanNode } from '../graph/humanNode.js';
@@ -43,12 +45,20 @@ function editOf(machine: GraphMachine, edited: unknown, current: Record<string, 
   if (edited === null || typeof edited !== 'object' || Array.isArray(edited)) {
     throw new InputError(`fork: state must be a JSON object of shared-state keys (the whole state to go on with); received ${Array.isArray(edited) ? 'an array' : edited === null ? 'null' : typeof edited}`);
   }
+  const model = specOf(machine).state;
+  // A value nested deeper than a run can store is refused before assertJson walks it: tens of
+  // thousands of levels would overflow its recursion. Measured without recursion; the state check,
+  // which stops at that depth, refuses it naming the key (state_not_json).
+  for (const [key, value] of Object.entries(edited)) {
+    if (!nestsDeeperThan(value, MAX_STORED_DEPTH + 1)) continue;
+    if (!ENGINE_KEYS.has(key)) model.check(key, value, null);
+    throw new InputError(`fork: state key "${key}" is nested more than ${MAX_STORED_DEPTH} levels deep (objects and arrays inside each other); flatten it or leave it out`);
+  }
   try {
     assertJson(edited, 'state');
   } catch (error) {
     throw new InputError(`fork: ${describeThrown(error)}`, error);
   }
-  const model = specOf(machine).state;
   const values: Record<string, unknown> = {};
   const delta: StateDelta = { set: {}, deleted: [] };
   for (const key of Object.keys(edited)) {

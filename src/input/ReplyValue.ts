@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ReplyText } from './RunText.js';
+import { nestsDeeperThan } from './nestsDeeperThan.js';
 
 /** A JSON reply, for a human node declared with a `reply` schema: an object, array, number or boolean. */
 const JsonReply = z.union([z.record(z.string(), z.json()), z.array(z.json()), z.number(), z.boolean()]);
@@ -10,18 +11,6 @@ const JsonReply = z.union([z.record(z.string(), z.json()), z.array(z.json()), z.
  * zod checks by recursion (thousands of levels overflow its stack).
  */
 const MAX_REPLY_DEPTH = 500;
-
-/** True when `value` nests objects and arrays more than `limit` levels deep (found without recursion). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * A person's reply as the CLI (`--reply`, `--reply-json`) and the HTTP API (`POST
