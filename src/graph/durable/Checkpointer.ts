@@ -2,13 +2,14 @@ import type { Actor } from 'xstate';
 import { FINISHED_STATUSES, type RunPatch, type RunRecord, type RunStore, type StoredEvent, type StoredRunStatus } from '../../persistence/RunStore.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { encodeStored, MAX_STORED_BYTES } from '../../persistence/storedJson.js';
+import { StoreError } from '../../persistence/StoreError.js';
 import { scrubSecrets, scrubString } from '../../trace/redact.js';
 import type { GraphMachine } from '../compileMachine.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
-import { cancelledEvents } from './cancelledEvents.js';
+import { cancelledEvents, withRunCompleted } from './cancelledEvents.js';
 import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { EventIntake } from './EventIntake.js';
@@ -229,7 +230,10 @@ export class Checkpointer implements TraceRecorder {
       try {
         this.#flush(actor);
       } catch (error) {
-        this.#fail(error);
+        // The last steps cannot be stored (a state that outgrew the store): the run has failed, but
+        // its last events (the node that made the change, run.completed saying so) still go to the log.
+        if (error instanceof StoreError) this.#write(this.#intake.buffer.take(), this.#intake.lastSeq, true, () => Promise.reject(error));
+        else this.#fail(error);
       }
     }
     else if (this.#intake.buffer.length > 0 || this.#eventsOnly) this.#enqueueSnapshot({});
@@ -352,6 +356,13 @@ export class Checkpointer implements TraceRecorder {
         }
         this.#version = next;
       } catch (error) {
+        // What this write carried cannot be stored (a snapshot or step that outgrew the store): the
+        // run fails, but the events still go to the log, so it ends as the run's row will.
+        if (error instanceof StoreError && events.length > 0 && !this.#eventsOnly) {
+          // Its run.completed says failed, with the error, as the leg's row and its run will.
+          const failed = withRunCompleted(this.#runId, this.#options.path ?? 'root', events, ({ waiting: _waiting, ...run }) => ({ ...run, status: 'failed', error: error.toJSON() }));
+          await this.#store.updateRun(this.#runId, this.#version, { lastSeq }, failed).then((next) => next !== null && (this.#version = next), () => null);
+        }
         this.#fail(error);
       }
     });

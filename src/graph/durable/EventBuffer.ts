@@ -1,10 +1,12 @@
 import { EncodedEvent, ENVELOPE_KEYS, type StoredEnvelope } from '../../persistence/EncodedEvent.js';
 import type { StoredEvent } from '../../persistence/RunStore.js';
-import { encodePlainStored, encodeUnsharedStored } from '../../persistence/storedJson.js';
+import { encodePlainStored, encodeStored, encodeUnsharedStored, quickStoredSize } from '../../persistence/storedJson.js';
+import { StoreError } from '../../persistence/StoreError.js';
 import type { HopEvent } from '../../trace/HopListener.js';
 import { eventRedactsToItself, redactEventSafely, type TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope, WorkflowEvent } from '../WorkflowEvent.js';
 import { stepEventJson, type QuotedStrings } from './stepEventJson.js';
+import { shrunkEvent } from './shrunkEvent.js';
 import { withFields } from '../withFields.js';
 
 /**
@@ -158,13 +160,37 @@ export class EventBuffer {
 
   /** A redacted event, encoded (mostly) once; the whole event is the body, its envelope beside it gives the store the row's shared ids. */
   #redacted(event: TraceEvent): StoredEvent {
+    const what = `event ${event.seq} (${event.type})`;
     let json: string | null = null;
+    let tooLarge = false;
     try {
-      json = encodePlainStored(event, `event ${event.seq} (${event.type})`, this.#limit);
-    } catch {
+      json = encodePlainStored(event, what, this.#limit);
+    } catch (error) {
       // Too large or not JSON: the store's encoder reports it, naming the event.
+      tooLarge = error instanceof StoreError && error.code === 'value_too_large';
     }
     if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelopeOf(event));
+    // Long strings are for the store's encoder (its value table shares them); one that is too large
+    // even so (a run.completed holding a state that outgrew the store) is kept in its place without
+    // its largest values, or the write, and the events before it, would be lost.
+    if (tooLarge || (quickStoredSize(event) > this.#limit && !fitsStored(event, what, this.#limit))) {
+      try {
+        json = encodePlainStored(shrunkEvent(event), what, this.#limit);
+      } catch {
+        // Still not storable: the store's encoder reports it, naming the event.
+      }
+      if (json !== null) return new EncodedEvent(this.#runId, event.type, json, envelopeOf(event));
+    }
     return { runId: this.#runId, seq: event.seq, type: event.type, at: event.at, data: event };
+  }
+}
+
+/** True when the store's encoder takes `value` within `limit` (its value table shares repeated long strings). */
+function fitsStored(value: unknown, what: string, limit: number): boolean {
+  try {
+    encodeStored(value, what, limit);
+    return true;
+  } catch {
+    return false;
   }
 }
