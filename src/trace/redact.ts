@@ -1,5 +1,6 @@
 import { types } from 'node:util';
 import { quoteJson } from '../persistence/quoteJson.js';
+import { replaceBase64Blobs } from './replaceBase64Blobs.js';
 
 /** What replaces a removed secret. */
 export const REDACTED = '[redacted]';
@@ -9,8 +10,6 @@ const SECRET_ENV = /(API_KEY|_TOKEN|SECRET|PASSWORD)$/i;
 const SECRET_KEY =
   /(api[-_]?key|authorization|cookie|password|passwd|secret|access[-_]?token|refresh[-_]?token|bearer[-_]?token|auth[-_]?token|id[-_]?token|session[-_]?token|private[-_]?key)$/i;
 const DATA_URL = /data:[a-z]+\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+/gi;
-/** A run of base64 long enough to be file content (≥ 192 bytes), not a word or an id. */
-const BASE64_BLOB = /[A-Za-z0-9+/]{256,}={0,2}/g;
 /** `Bearer <token>` / `Basic <credentials>` anywhere in text, e.g. a logged header or an error message. */
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
 /** `authorization: …`, `api_key=…`, `"x-api-key": "…"`, `password=…`, `OPENAI_API_KEY=…` written into text. */
@@ -83,11 +82,15 @@ export function scrubString(text: string, secrets: readonly string[], options: S
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   if (!suspect(out, blobs)) return out;
-  if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
-  if (blobs && out.length >= 256) out = out.replace(BASE64_BLOB, '[binary]');
-  out = out.replace(AUTH_SCHEME, `$1 ${REDACTED}`);
-  out = out.replace(KEY_ASSIGNMENT, `$1$2${REDACTED}`);
-  return out.replace(SK_KEY, REDACTED);
+  try {
+    if (out.includes('base64,')) out = out.replace(DATA_URL, '[image]');
+    if (blobs && out.length >= 256) out = replaceBase64Blobs(out, '[binary]');
+    return out.replace(AUTH_SCHEME, `$1 ${REDACTED}`).replace(KEY_ASSIGNMENT, `$1$2${REDACTED}`).replace(SK_KEY, REDACTED);
+  } catch (error) {
+    // A pattern ran out of stack on a run of megabytes (a data URL, a token): none of the text is kept.
+    if (error instanceof RangeError) return `${REDACTED} (text of ${out.length} characters too long to scan)`;
+    throw error;
+  }
 }
 
 /** True for a Buffer after `toJSON()`: `{ type: 'Buffer', data: [...] }`. */
