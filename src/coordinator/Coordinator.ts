@@ -118,7 +118,8 @@ export class Coordinator {
       const limit = Number.isFinite(this.maxTasks) ? `at most ${this.maxTasks} ` : '';
       throw new WorkflowExecutionError(`coordinator tasks are not valid: ${z.prettifyError(parsed.error)}; plan ${limit}tasks { kind, input }`, { code: 'invalid_tasks' });
     }
-    const unknown = parsed.data.find((t) => !(t.kind in this.specialists));
+    // Own keys only: `in` would take "constructor", "toString" or "__proto__" for a specialist.
+    const unknown = parsed.data.find((t) => !Object.hasOwn(this.specialists, t.kind));
     if (unknown !== undefined) {
       throw new WorkflowExecutionError(`coordinator task kind "${unknown.kind}" has no specialist; known kinds: ${Object.keys(this.specialists).join(', ')}`, { code: 'invalid_tasks' });
     }
@@ -164,7 +165,8 @@ export class Coordinator {
         if (join === undefined || index === null || index === undefined) return null;
         const child = join.children[index];
         const kind = join.context.tasks[index]?.kind;
-        return child === undefined || kind === undefined || specialists[kind] === undefined ? null : { machine: specialists[kind].toMachine(), snapshot: child.snapshot };
+        const graph = kind !== undefined && Object.hasOwn(specialists, kind) ? specialists[kind] : undefined;
+        return child === undefined || graph === undefined ? null : { machine: graph.toMachine(), snapshot: child.snapshot };
       },
       execute() {
         throw new GraphDefinitionError('a coordinator dispatch node runs as part of a StateGraph machine; add it with addNode');

@@ -127,7 +127,7 @@ export function dispatchState(config: DispatchConfig, scope: NodeCompileScope): 
       [n.prepare]: assign((args: StepArgs) => {
         const raw = args.context.state[config.tasksKey];
         const parsed = config.plan.safeParse(raw);
-        const unknown = parsed.success ? parsed.data.find((t) => !(t.kind in config.specialists)) : undefined;
+        const unknown = parsed.success ? parsed.data.find((t) => !Object.hasOwn(config.specialists, t.kind)) : undefined;
         if (!parsed.success || unknown !== undefined) {
           const why = parsed.success ? `unknown specialist kind "${unknown!.kind}" (known: ${kinds.join(', ')})` : parsed.error.issues.map((i) => `${i.path.join('.') || config.tasksKey}: ${i.message}`).join('; ');
           const error = new WorkflowExecutionError(`coordinator "${node.id}": the tasks in state "${config.tasksKey}" are not valid: ${why}; write ${limit}tasks { kind, input }`, { code: 'invalid_tasks', nodeId: node.id });
