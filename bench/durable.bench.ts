@@ -368,12 +368,24 @@ History of this benchmark (durable ÷ memory for the three runs above):
   before=<27c377c bundle> after=<866b9ff bundle>\`, 21 rounds, load 2.2): a durable step 0.988× of
   before's (25.42 → 25.19 µs), durable ÷ memory 1.870 → 1.801: the swing of the bold column is the
   load's, not the code's.
+- the same three runs on a new machine (2026-12-07, 7e541c4 at 07:22, quiet, load 0.8–1.5; 1c8996d
+  at 08:35 with other work starting beside it, load 1.7–2.9; no change to the durable step since
+  14e012b, the day's changes being on failure paths, once per leg or per run): fresh-heap wall
+  2.21× / 2.34× / 2.07× and 2.68× / 2.10× / 1.89×; steady state 1.75× / 1.63× / 1.63× and 1.65× /
+  1.50× / 1.44×; first token 0.92 and 0.78 ms. A CPU profile of the 2-node loop (scratch, 200 runs
+  of 1,000 steps each way, 50 µs sampling) puts the durable extra in SQLite's statement and commit
+  calls (about 4.9 ms a run profiled, 15 commits of about 64 steps), the step events' encoding and
+  redaction checks (about 3.6 ms), the snapshot check (snapshotChangeSize, 1.15 ms) and GC (1.2 ms);
+  a sampling heap profile, 23.4 against 19.6 KB allocated a step. A commit writes about 35 KB (about
+  550 B a step, WAL included) for about 10 KB stored: SQLite's WAL takes whole 4 KiB pages.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream), over the six runs of the last two history entries (14e012b's tree and the same step
 code on 866b9ff): from a freshly collected heap 1.72–2.69× (the 2× target met in one run of six),
 2.01–2.66× with 10 KB (2.5× met in four), 1.86–1.98× at 4,000 steps (met in all); steady state
-1.36–1.78× and first token 0.72–0.87 ms in all. Before it, on
+1.36–1.78× and first token 0.72–0.87 ms in all. On the new machine of the last entry (two runs):
+from a freshly collected heap 2.21× and 2.68× (not met), 2.34× and 2.10× with 10 KB (met), 2.07× and
+1.89× at 4,000 steps (met); steady state 1.44–1.75× and first token 0.78–0.92 ms. Before it, on
 the machine of 2026-12-06 evening (eight runs, the entry before): in
 steady state (the column of batches with no forced GC) all three hold in every run (1.52–1.88×),
 and so does the first-token one (0.63–0.81 ms); from a freshly collected heap (the bold column,
