@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { SerializedError } from '../errors/SwitchboardError.js';
+import { MAX_TIMEOUT_MS } from '../model/modelLimits.js';
 
 /** One unit of work for a specialist: which kind of specialist, and what to ask it. */
 export const CoordinatorTask = z.object({
@@ -7,8 +8,9 @@ export const CoordinatorTask = z.object({
   input: z.string().min(1),
   /** Optional label shown in traces and results. */
   id: z.string().optional(),
-  /** Time limit of one attempt, in ms (overrides the coordinator's `taskTimeoutMs`). */
-  timeoutMs: z.number().int().positive().optional(),
+  /** Time limit of one attempt, in ms, at most 2147483647 (overrides the coordinator's `taskTimeoutMs`). */
+  // Node fires a longer timer at once, which would time the attempt out as it starts.
+  timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
   /** Further attempts after a failure or a timeout (overrides the coordinator's `retries`). */
   retries: z.number().int().nonnegative().optional(),
 });

@@ -1,4 +1,5 @@
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
+import { MAX_TIMEOUT_MS } from '../model/modelLimits.js';
 
 /**
  * What a dispatch does when a specialist fails (after its retries):
@@ -27,8 +28,9 @@ const ON_FAILURE: readonly OnFailure[] = ['continue', 'fail', 'cancel-siblings']
 
 function checkTimeout(value: unknown): number | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new GraphDefinitionError(`Coordinator: taskTimeoutMs must be a positive integer of milliseconds; received ${JSON.stringify(value)}`);
+  // Node fires a timer of more than MAX_TIMEOUT_MS at once: such a limit would time every attempt out at its start.
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
+    throw new GraphDefinitionError(`Coordinator: taskTimeoutMs must be a positive integer of milliseconds, at most ${MAX_TIMEOUT_MS}; received ${JSON.stringify(value)}`);
   }
   return value;
 }
