@@ -129,13 +129,17 @@ export async function resumeRun(
   const breakpoint = record.status === 'waiting' && (record.snapshot as { context?: GraphMachineContext } | null)?.context?.waiting?.breakpoint !== undefined;
   // A run waiting for its specialists on the queue goes on without a reply (a reply is refused).
   const specialists = record.status === 'waiting' && waitsForSpecialists(record);
-  const reply = event === undefined || breakpoint ? undefined : toReplyEvent(runId, event, machine, record);
+  const replying = event !== undefined && !breakpoint;
+  // Whether the run can take a reply at all comes before the reply's shape: a reply checked
+  // against no waiting node would be refused as "not text", which a typed workflow's
+  // { decision } reply to a run that already ended always is, and that names the wrong problem.
   if (FINISHED_STATUSES.has(record.status)) {
     throw new RunStateError(`run ${runId} already finished (${record.status}); there is nothing to resume`, { code: 'run_finished', runId });
   }
-  if (reply !== undefined && record.status !== 'waiting') {
+  if (replying && record.status !== 'waiting') {
     throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
   }
+  const reply = replying ? toReplyEvent(runId, event, machine, record) : undefined;
   if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued' && !breakpoint && !specialists) {
     const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
     throw new RunStateError(`run ${runId} is ${record.status}; only interrupted (or queued) runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
