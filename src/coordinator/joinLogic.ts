@@ -14,6 +14,55 @@ function copyContext(context: JoinContext): JoinContext {
 }
 
 /**
+ * Runs a step of the join; when it throws (a `needsHuman` of the user's that throws, say), every
+ * specialist still out is stopped first, so that the join's error, which fails the run, leaves none
+ * of them running (and writing events) after the run has returned.
+ */
+function stoppingOnThrow<T>(steps: JoinSteps, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    steps.stopAll();
+    throw error;
+  }
+}
+
+/** The join's next snapshot after an event. */
+function step(steps: JoinSteps, snapshot: JoinSnapshot, event: JoinEvent): JoinSnapshot {
+  const { slots } = snapshot.context;
+  const current = (e: { index: number; attempt: number }) => slots[e.index]?.attempt === e.attempt && slots[e.index]!.phase !== 'done';
+  const type = event.type;
+  if (type === 'xstate.stop') {
+    steps.stopAll();
+    return { ...snapshot, status: 'stopped' } as JoinSnapshot;
+  }
+  if (type.startsWith(DONE) || type.startsWith(ERROR)) {
+    const { actorId, output, error } = event as { actorId?: string; output?: unknown; error?: unknown };
+    const index = steps.indexOf(actorId);
+    if (index === undefined) return snapshot;
+    steps.ended(index, type.startsWith(DONE) ? { output: output as GraphMachineOutput } : { error });
+  } else if (type === 'join.waiting' || type === 'join.running') {
+    const e = event as { index: number; attempt: number; waiting?: WaitingInfo };
+    if (!current(e)) return snapshot;
+    steps.waited(e.index, e.waiting ?? null);
+  } else if (type === 'join.queued') {
+    const e = event as { index: number; attempt: number };
+    if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
+    steps.queued(e.index);
+  } else if (type === 'join.timeout') {
+    const e = event as { index: number; attempt: number };
+    if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
+    steps.timedOut(e.index);
+  } else if (type === 'human.reply') {
+    steps.reply(event as { type: 'human.reply'; reply: unknown });
+  } else {
+    return snapshot;
+  }
+  steps.askParent();
+  return steps.next();
+}
+
+/**
  * The join of a coordinator's dispatch, as XState actor logic: one actor over N specialist child
  * actors, however many tasks there are. It starts every specialist, settles each as its
  * `xstate.done.actor.*` or `xstate.error.actor.*` event arrives (O(1) per task), retries and
@@ -61,43 +110,13 @@ export function joinLogic(config: JoinConfig): ActorLogic<JoinSnapshot, JoinEven
     start: (snapshot, scope) => {
       if (snapshot.status !== 'active') return;
       const steps = new JoinSteps(config, scope, snapshot);
-      snapshot.context.slots.forEach((slot, index) => slot.phase !== 'done' && steps.start(index));
+      stoppingOnThrow(steps, () => snapshot.context.slots.forEach((slot, index) => slot.phase !== 'done' && steps.start(index)));
     },
 
     transition: (snapshot, event, scope) => {
       if (snapshot.status !== 'active') return snapshot;
       const steps = new JoinSteps(config, scope, snapshot);
-      const { slots } = snapshot.context;
-      const current = (e: { index: number; attempt: number }) => slots[e.index]?.attempt === e.attempt && slots[e.index]!.phase !== 'done';
-      const type = event.type;
-      if (type === 'xstate.stop') {
-        steps.stopAll();
-        return { ...snapshot, status: 'stopped' } as JoinSnapshot;
-      }
-      if (type.startsWith(DONE) || type.startsWith(ERROR)) {
-        const { actorId, output, error } = event as { actorId?: string; output?: unknown; error?: unknown };
-        const index = steps.indexOf(actorId);
-        if (index === undefined) return snapshot;
-        steps.ended(index, type.startsWith(DONE) ? { output: output as GraphMachineOutput } : { error });
-      } else if (type === 'join.waiting' || type === 'join.running') {
-        const e = event as { index: number; attempt: number; waiting?: WaitingInfo };
-        if (!current(e)) return snapshot;
-        steps.waited(e.index, e.waiting ?? null);
-      } else if (type === 'join.queued') {
-        const e = event as { index: number; attempt: number };
-        if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
-        steps.queued(e.index);
-      } else if (type === 'join.timeout') {
-        const e = event as { index: number; attempt: number };
-        if (!current(e) || slots[e.index]!.phase !== 'running') return snapshot;
-        steps.timedOut(e.index);
-      } else if (type === 'human.reply') {
-        steps.reply(event as { type: 'human.reply'; reply: unknown });
-      } else {
-        return snapshot;
-      }
-      steps.askParent();
-      return steps.next();
+      return stoppingOnThrow(steps, () => step(steps, snapshot, event));
     },
 
     getPersistedSnapshot: (snapshot) => {
