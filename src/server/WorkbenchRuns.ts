@@ -8,6 +8,7 @@ import type { WorkflowRun } from '../graph/WorkflowRun.js';
 import type { RunRecord } from '../persistence/RunStore.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import { RunStateError } from '../errors/RunStateError.js';
+import { statusOf } from './errorResponse.js';
 import type { ForkOptions } from '../history/forkRun.js';
 import type { RunHub } from './RunHub.js';
 import type { RunQueue } from '../queue/RunQueue.js';
@@ -159,8 +160,9 @@ export class WorkbenchRuns {
     }
     const tracked = leg
       .catch((error: unknown) => {
-        // Refusals (a run not waiting, not found) reach the caller; anything else is reported here too.
-        if (!(error instanceof RunStateError)) this.#onLegError(runId, error);
+        // Refusals (a run not waiting, not found, an input or a state the run refuses: answered 4xx)
+        // reach the caller; anything else is reported here too.
+        if (!(error instanceof RunStateError) && statusOf(error) >= 500) this.#onLegError(runId, error);
       })
       .finally(() => this.hub.detach(runId))
       .finally(() => this.#legs.delete(tracked));
