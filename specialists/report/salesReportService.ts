@@ -1,10 +1,12 @@
+import { ToolError } from 'switchboard/engine';
 import { openSalesReportClient, type SalesReportAnswer, type SalesReportClient, type SalesReportClientOptions } from './salesReportClient.js';
 
 /** The process's one connection to the sales report MCP server (see {@link salesReportService}). */
 export interface SalesReportService {
   /**
    * The connected client: the running server, or a new one when none runs yet or the last one
-   * ended. `signal` stops this wait only; the server keeps starting for the next caller.
+   * ended. `signal` and `timeoutMs` (a retryable `tool_timeout`) bound this wait only; the server
+   * keeps starting for the next caller, within the client's own limit (20 s).
    */
   connect(options?: SalesReportClientOptions): Promise<SalesReportClient>;
   /**
@@ -19,14 +21,24 @@ export interface SalesReportService {
   close(): Promise<void>;
 }
 
-/** Resolves like `promise`, or rejects with the signal's reason once it aborts (the promise runs on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
+/**
+ * Resolves like `promise`, or rejects with the signal's reason once it aborts, or with a retryable
+ * `tool_timeout` after `timeoutMs` (the promise runs on: the server keeps starting for the next caller).
+ */
+function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<T> {
+  if (signal === undefined && timeoutMs === undefined) return promise;
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    const abort = () => reject(signal!.reason);
+    signal?.addEventListener('abort', abort, { once: true });
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => reject(new ToolError(`the sales report MCP server was not ready within ${timeoutMs} ms; it keeps starting for the next call`, { code: 'tool_timeout', retryable: true })), timeoutMs);
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    });
   });
 }
 
@@ -37,7 +49,10 @@ function createSalesReportService(): SalesReportService {
     if (client !== null && client.connected) return client;
     client = null;
     if (opening === null) {
-      const started = openSalesReportClient(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
+      // The server is everyone's: it starts within the client's own limit, not the first caller's
+      // (a caller allowing 1 ms would make it fail for every caller waiting on it); each caller waits
+      // as long as it allows (see waitFor).
+      const started = openSalesReportClient();
       opening = started;
       started.then(
         (c) => {
@@ -51,7 +66,7 @@ function createSalesReportService(): SalesReportService {
         },
       );
     }
-    return untilAborted(opening, options.signal);
+    return waitFor(opening, options.signal, options.timeoutMs);
   };
   return {
     connect,

@@ -77,6 +77,19 @@ describe('salesReportService (one MCP server per process)', () => {
     }
   }, 120_000);
 
+  it('starts the shared server whatever time limit its first caller gave: a caller with a shorter one fails alone', async () => {
+    const service = salesReportService();
+    await service.close();
+    // The first caller allows 1 ms, less than any server takes to start; the one beside it the default.
+    const [hurried, patient] = await Promise.allSettled([service.query('2026-09', { timeoutMs: 1 }), service.query('2026-08')]);
+    expect(hurried.status).toBe('rejected');
+    expect((hurried as PromiseRejectedResult).reason).toMatchObject({ code: 'tool_timeout', retryable: true });
+    expect(patient).toMatchObject({ status: 'fulfilled', value: { result: { found: true, period: '2026-08', revenue: 1_140_000 } } });
+    expect(service.pid).not.toBeNull();
+    // The server it started is the shared one, for calls with no limit of their own too.
+    expect((await service.query('2026-07')).result).toMatchObject({ found: true, period: '2026-07' });
+  });
+
   it('lets the CLI end after a report: the idle server does not hold the process', async () => {
     const result = await runCli(['run', SEPTEMBER, '--json'], { env: { SWITCHBOARD_DB: join(mkdtempSync(join(tmpdir(), 'switchboard-report-')), 'runs.db') }, killAfterMs: 100_000 });
     expect(result.signal).toBeNull();
