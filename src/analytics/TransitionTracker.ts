@@ -365,7 +365,7 @@ export class TransitionTracker implements HopListener {
 
   /**
    * For a fork replaying its parent's steps: null when the transition is the parent's (no record),
-   * true for the edge that ends the last replayed step, false for one of the fork's own.
+   * true for the edge that ends the last replayed step or a run still replaying, false for one of the fork's own.
    */
   #replayedStep(open: OpenRun, to: string, start: boolean): boolean | null {
     const key = `${open.runId}\u0000${open.path}`;
@@ -373,9 +373,11 @@ export class TransitionTracker implements HopListener {
     if (left === undefined) return false;
     if (start || to === WAITING) return null;
     if (to.startsWith(END_PREFIX)) {
-      // Ended while replaying (a fork whose routing went another way fails): that end is its own.
+      // Ended while replaying (a fork whose routing went another way fails, or whose maxSteps or
+      // budget ran out first): that end is its own, but the step it leaves was replayed (its tokens
+      // and cost the parent's) or never ran.
       this.#replaying.delete(key);
-      return left === 1;
+      return true;
     }
     if (left > 1) {
       this.#replaying.set(key, left - 1);

@@ -89,6 +89,22 @@ describe.each([
     expect(moves(await storedTransitions(store), astray.runId)).toEqual(['d>__end__:failed 0']);
   });
 
+  it('give the end of a fork stopped while replaying none of the replayed step\'s tokens (its maxSteps spent before the fork\'s step)', async () => {
+    const { store } = target();
+    const graph = graphOf('fork-transitions-stopped', false);
+    const parent = await graph.run('go', { store });
+    const live = new TransitionRecorder();
+    // At step 3 with room for 2 steps: a and b are replayed, then the fuse trips before c.
+    const fork = await forkRun(graph, parent.runId, { at: 3 }, { store, maxSteps: 2, recorders: [live] });
+    expect(fork.status).toBe('max-steps');
+    expect(fork.path).toEqual(['a', 'b']);
+    // b's 10 tokens were the parent's (its b > c holds them): the fork's end spent nothing.
+    expect(moves(live.records, fork.runId)).toEqual(['b>__end__:max-steps 0']);
+    const stored = await storedTransitions(store);
+    expect(moves(stored, fork.runId)).toEqual(['b>__end__:max-steps 0']);
+    expect(stored.reduce((sum, r) => sum + r.tokens, 0)).toBe(1 + 10 + 100);
+  });
+
   it('start over from step 0 as a run of their own', async () => {
     const { store } = target();
     const graph = graphOf('fork-transitions-zero', false);
