@@ -52,6 +52,15 @@ export function defaultNeedsHuman(state: Record<string, unknown>): string | null
   return typeof handoff?.reason === 'string' ? handoff.reason : null;
 }
 
+/** State keys the engine writes at every node: a plan or results kept there would be overwritten. */
+const ENGINE_KEYS: ReadonlySet<string> = new Set(['currentNodeId', 'currentRequest', 'lastResult', 'lastNodeId']);
+
+/** A coordinator's tasksKey or resultsKey, checked: not a key the engine writes itself. */
+function stateKey(option: 'tasksKey' | 'resultsKey', key: string): string {
+  if (ENGINE_KEYS.has(key)) throw new GraphDefinitionError(`Coordinator: ${option} "${key}" is a key the engine writes after every node; choose another state key`);
+  return key;
+}
+
 /** Plans tasks from a request: return `{ kind, input }` objects (at most `maxTasks`, if set). */
 export type TaskPlanner = (ctx: WorkflowContext, request: AgentRequest) => unknown;
 
@@ -104,8 +113,12 @@ export class Coordinator {
     this.specialists = { ...options.specialists };
     this.maxTasks = maxTasks;
     this.#plan = CoordinatorTask.array().max(maxTasks);
-    this.tasksKey = options.tasksKey ?? 'tasks';
-    this.resultsKey = options.resultsKey ?? 'specialistResults';
+    this.tasksKey = stateKey('tasksKey', options.tasksKey ?? 'tasks');
+    this.resultsKey = stateKey('resultsKey', options.resultsKey ?? 'specialistResults');
+    if (this.tasksKey === this.resultsKey) {
+      // The dispatch clears the results key as it starts: the plan would be gone and nothing dispatched.
+      throw new GraphDefinitionError(`Coordinator: tasksKey and resultsKey must be different state keys; both are "${this.tasksKey}"`);
+    }
     this.#shareState = [...(options.shareState ?? [])];
     this.#exportState = [...(options.exportState ?? [])];
     this.#needsHuman = options.needsHuman ?? defaultNeedsHuman;
