@@ -35,19 +35,22 @@ export class WorkflowLane {
   readonly #runtime: RunRuntime;
   readonly #runId: string;
   readonly #step: number;
+  readonly #signal: AbortSignal | undefined;
   #started = 0;
 
-  constructor(parent: RunRuntime, runId: string, label: string, step: number) {
+  /** `signal`: the node's abort signal, which each step of the lane gets (see {@link StepScope}). */
+  constructor(parent: RunRuntime, runId: string, label: string, step: number, signal?: AbortSignal) {
     this.#runtime = parent.child();
     const trace = parent.trace;
     this.#runtime.trace = { traceId: trace.traceId, spanId: parent.nodeSpanId ?? trace.spanId, parentSpanId: trace.spanId, path: `${trace.path}/${label}` };
     this.#runId = runId;
     this.#step = step;
+    this.#signal = signal;
   }
 
   /** The scope a step of this lane runs in (for the sub-workflow it may be). */
   scope(nodeId: string): StepScope {
-    return { runtime: this.#runtime, runId: this.#runId, nodeId };
+    return this.#signal === undefined ? { runtime: this.#runtime, runId: this.#runId, nodeId } : { runtime: this.#runtime, runId: this.#runId, nodeId, signal: this.#signal };
   }
 
   started(nodeId: string, input: unknown): void {

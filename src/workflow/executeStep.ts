@@ -9,6 +9,7 @@ import type { Step } from './Step.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
 import { RUN_CHILD, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
+import { giveStepSignal } from './stepSignal.js';
 
 /** The engine's own bookkeeping keys in a graph's state: not part of a workflow's context. */
 const ENGINE_KEYS: ReadonlySet<string> = new Set(['currentNodeId', 'currentRequest', 'lastResult', 'lastNodeId']);
@@ -70,6 +71,7 @@ export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, sc
   const given = step.input === undefined ? input : parse(step.input, input, step.name, 'input');
   const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
   if (child === undefined) {
+    if (scope?.signal !== undefined) giveStepSignal(context, scope.signal);
     const output: unknown = step.execute(context, given);
     if (isThenable(output)) return Promise.resolve(output).then((settled) => finishStep(step, context, settled));
     return finishStep(step, context, output);

@@ -109,11 +109,11 @@ export function forkNode(mode: 'gather' | 'parallel', branches: readonly ForkBra
       });
       return {
         actors: {
-          [n.actor]: fromPromise<BranchOutput, BranchInput & { index: number }>(async ({ input, self }) => {
+          [n.actor]: fromPromise<BranchOutput, BranchInput & { index: number }>(async ({ input, self, signal }) => {
             const branch = branches[input.index]!;
             const before = AgentContext.from(input.context);
             const machine = self._parent;
-            const lane = machine === undefined ? null : new WorkflowLane(runtimeOf(machine), input.runId, `${branch.id}[${input.index + 1}]`, input.step);
+            const lane = machine === undefined ? null : new WorkflowLane(runtimeOf(machine), input.runId, `${branch.id}[${input.index + 1}]`, input.step, signal);
             try {
               const done = await runBranch(branch.id, branch.step, branch.recoveries, before, input.input, lane, input.resume);
               // A continued branch is the same execution: only a recovery it ran now is new in the path.

@@ -5,6 +5,7 @@ import type { ModelClient } from '../model/ModelClient.js';
 import { AgentContext } from './AgentContext.js';
 import type { Judge, JudgeScore } from './jury.js';
 import type { Step } from './Step.js';
+import { stepSignal } from './stepSignal.js';
 
 const textOf = (input: unknown): string => (typeof input === 'string' ? input : (JSON.stringify(input) ?? String(input)));
 
@@ -26,7 +27,9 @@ export function chatStep(model: ModelClient, template: string, name = 'chat'): S
     name,
     kind: 'agent' as const,
     async execute(ctx: AgentContext, input: unknown): Promise<string> {
-      const response = await model.complete({ messages: [{ role: 'user', content: template.split('{input}').join(textOf(input)) }], tools: [], agent: name });
+      // The step's signal: a cancelled run stops the call (the model client joins the duration budget to it).
+      const signal = stepSignal(ctx);
+      const response = await model.complete({ messages: [{ role: 'user', content: template.split('{input}').join(textOf(input)) }], tools: [], agent: name, ...(signal === undefined ? {} : { signal }) });
       if (response.usage.totalTokens !== undefined) used.set(ctx, response.usage.totalTokens);
       return response.text ?? '';
     },
@@ -42,8 +45,9 @@ export function agentStep(agent: Agent): Step<any, string> {
     name: agent.name,
     kind: 'agent' as const,
     async execute(ctx: AgentContext, input: unknown): Promise<string> {
-      // The run's duration budget reaches the agent's tool calls (and its model calls) through the session's signal.
-      const signal = durationBudgetSignal();
+      // The run's cancel and its duration budget reach the agent's tool calls (and its model calls) through the session's signal.
+      const signals = [stepSignal(ctx), durationBudgetSignal()].filter((s): s is AbortSignal => s !== undefined);
+      const signal = signals.length < 2 ? signals[0] : AbortSignal.any(signals);
       const result = await agent.newSession().run(textOf(input), signal === undefined ? {} : { signal });
       if (result.status !== 'completed') {
         throw new WorkflowExecutionError(`agent "${agent.name}" ended ${result.status}${result.error === undefined ? '' : `: ${result.error.message}`}`, { code: 'agent_failed', nodeId: agent.name });

@@ -13,6 +13,8 @@ export interface FanOutRun {
   runtime: RunRuntime;
   runId: string;
   step: number;
+  /** The fan-out node's abort signal, which each item's step gets. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function runFanOut(
   const runItem = async (index: number, childResume?: ChildResume): Promise<ItemDone> => {
     const item = items[index];
     const step = stepOfItem(rt, item, index);
-    const lane = run === null ? null : new WorkflowLane(run.runtime, run.runId, `${rt.template}[${index + 1}]`, run.step);
+    const lane = run === null ? null : new WorkflowLane(run.runtime, run.runId, `${rt.template}[${index + 1}]`, run.step, run.signal);
     try {
       const outcome = await runBranch(step.name, step, rt.recoveries, at, item, lane, childResume);
       Object.assign(changes, outcome.context.changesFrom(at));

@@ -53,8 +53,9 @@ export const early = (value: unknown, end: EarlyEnd['end'], message?: string): A
  * routes. A step that answers at once is settled at once (no promise: see `executeStepNow`).
  */
 function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
-  // Only a sub-workflow needs the step's scope (its runtime, path and abort signal): the signal is made for it alone.
-  const nested = typeof (rt.step as { [RUN_CHILD]?: unknown })[RUN_CHILD] === 'function';
+  // Only a sub-workflow needs the step's scope (its runtime, path and abort signal), and a model step
+  // its signal (so a cancelled run stops its call): the signal is made for them alone.
+  const nested = typeof (rt.step as { [RUN_CHILD]?: unknown })[RUN_CHILD] === 'function' || rt.step.kind === 'agent';
   return (wctx, request) => {
     const before = contextFromState(wctx.state);
     const runtime = nested ? runtimeOfContext(wctx) : undefined;
@@ -114,7 +115,7 @@ function fanOutNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'fan-out' }
     const reply = before.get(fanOutReplyKey(nodeId));
     // Held without a reply (never so after the wait node): nothing to continue, the run waits again.
     if (held !== undefined && reply === undefined) return handOn(request.input, 'WAIT');
-    const run = runtime === undefined ? null : { runtime, runId: wctx.runId, step: wctx.step };
+    const run = runtime === undefined ? null : { runtime, runId: wctx.runId, step: wctx.step, signal: wctx.signal };
     const done = await runFanOut(rt, before, request.input, run, held === undefined ? undefined : { held, reply });
     for (const [key, value] of Object.entries(done.changes)) wctx.put(key, value);
     wctx.state.delete(fanOutReplyKey(nodeId));
