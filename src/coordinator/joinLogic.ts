@@ -15,14 +15,15 @@ function copyContext(context: JoinContext): JoinContext {
 
 /**
  * Runs a step of the join; when it throws (a `needsHuman` of the user's that throws, say), every
- * specialist still out is stopped first, so that the join's error, which fails the run, leaves none
- * of them running (and writing events) after the run has returned.
+ * specialist still out is stopped first (and its stored run cancelled, on the queue), so that the
+ * join's error, which fails the run, leaves none of them running (and writing events) after the run
+ * has returned.
  */
 function stoppingOnThrow<T>(steps: JoinSteps, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    steps.stopAll();
+    steps.stopAll(true);
     throw error;
   }
 }

@@ -353,9 +353,17 @@ export class JoinSteps {
     this.#scope.self._parent!.send(event);
   }
 
-  /** Stops every specialist still out (the join is being stopped). */
-  stopAll(): void {
-    this.#snapshot.live.refs.forEach((ref, index) => ref !== undefined && this.#release(index, true));
+  /**
+   * Stops every specialist still out. The join being stopped (its run parks, is taken over or
+   * stopped) keeps their stored runs on the queue for the next leg; with `giveUp` (the join failed,
+   * and its run with it) those are cancelled too.
+   */
+  stopAll(giveUp = false): void {
+    if (!giveUp) {
+      this.#snapshot.live.refs.forEach((ref, index) => ref !== undefined && this.#release(index, true));
+      return;
+    }
+    this.#ctx.slots.forEach((slot, index) => slot.phase !== 'done' && this.#release(index, true, true));
   }
 
   /** The next snapshot: done with the results once every task is. */
