@@ -12,7 +12,7 @@ import { Checkpointer } from './Checkpointer.js';
 import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import type { EventIntake } from './EventIntake.js';
 import { persistedSnapshot } from './persistedSnapshot.js';
-import { holdLocalLeg } from './localLegs.js';
+import { holdLeg } from './localLegs.js';
 
 /** Everything one leg of a stored run needs. */
 export interface LegOptions {
@@ -45,19 +45,7 @@ export interface LegOptions {
  */
 export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions): Promise<WorkflowRun> {
   const { runtime, record } = options;
-  const local = new AbortController();
-  // A cancel (not a takeover or a failed write, which only stop this leg) is also the runtime's: a
-  // coordinator's dispatch cancels the specialist runs it created.
-  const cancellation = new AbortController();
-  runtime.cancellation = cancellation.signal;
-  const cancel = () => {
-    cancellation.abort();
-    local.abort();
-  };
-  const releaseLeg = holdLocalLeg(record.runId, cancel);
-  const onAbort = cancel;
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) cancel();
+  const { local, cancel, release } = holdLeg(runtime, record.runId, options.signal);
   let writeError: SwitchboardError | null = null;
   let takenOver: RunRecord | null = null;
   const checkpointer = new Checkpointer(options.store, record, {
@@ -129,7 +117,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     await checkpointer.close(actor);
     // A cancelled coordinator's leg ends once the specialist runs its dispatch created are cancelled
     // (those still being created too): nothing of the run is left to wait or run after it.
-    while (cancellation.signal.aborted && runtime.cancelling.size > 0) await Promise.allSettled([...runtime.cancelling]);
+    while (runtime.cancellation?.aborted === true && runtime.cancelling.size > 0) await Promise.allSettled([...runtime.cancelling]);
     // Cancelled in another process and found at a write: the store's word stands (the leg's last
     // events are stored, their run.completed saying so too), whatever the machine reached meanwhile.
     if (checkpointer.cancelled && checkpointer.failure === null && writeError === null) asCancelled(run);
@@ -166,8 +154,7 @@ export async function durableLeg(actor: Actor<GraphMachine>, options: LegOptions
     return run;
   } finally {
     runtime.pause = null;
-    releaseLeg();
-    options.signal?.removeEventListener('abort', onAbort);
+    release();
   }
 }
 

@@ -8,7 +8,7 @@ import type { GraphMachineEvent, GraphMachineOutput } from '../GraphMachineConte
 import type { PendingEvent, RunRuntime } from '../RunRuntime.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import { heldSnapshot } from './holdWaitingRun.js';
-import { holdLocalLeg } from './localLegs.js';
+import { holdLeg } from './localLegs.js';
 
 /** Everything a leg of a run held in memory needs. */
 export interface MemoryLegOptions {
@@ -29,18 +29,8 @@ export interface MemoryLegOptions {
  */
 export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOptions): Promise<WorkflowRun> {
   const { runtime, record, store } = options;
-  // A cancel (cancelRun, or the caller's signal) reaches the node in flight, as a stored run's leg's
-  // does (see `durableLeg`), and is the runtime's: a coordinator's dispatch stops what it started.
-  const local = new AbortController();
-  const cancellation = new AbortController();
-  runtime.cancellation = cancellation.signal;
-  const cancel = () => {
-    cancellation.abort();
-    local.abort();
-  };
-  const releaseLeg = holdLocalLeg(record.runId, cancel);
-  options.signal?.addEventListener('abort', cancel, { once: true });
-  if (options.signal?.aborted) cancel();
+  // A cancel (cancelRun, or the caller's signal) reaches the node in flight, as a stored run's leg's does.
+  const { local, release } = holdLeg(runtime, record.runId, options.signal);
   let output: GraphMachineOutput;
   let held: unknown = null;
   try {
@@ -53,8 +43,7 @@ export async function memoryLeg(actor: Actor<GraphMachine>, options: MemoryLegOp
     if (options.event !== undefined) actor.send(options.event);
     output = await done;
   } finally {
-    releaseLeg();
-    options.signal?.removeEventListener('abort', cancel);
+    release();
   }
   const kept = output.status === 'waiting' ? heldSnapshot(held) : null;
   if (kept instanceof SwitchboardError) output = { ...output, status: 'failed', error: kept.toJSON(), waiting: null };
