@@ -78,12 +78,16 @@ export class AgentContext {
     return this.#values[nameOf(key)];
   }
 
-  /** The value under the key; throws `ContextKeyMissingError` naming the key when there is none. */
+  /** The value under the key; throws `ContextKeyMissingError` naming the key (and the step reading it) when there is none. */
   require<T>(key: ContextKey<T>): T;
   require(key: string): unknown;
   require(key: AnyKey<unknown>): unknown {
     const value = this.#values[nameOf(key)];
-    if (value === undefined) throw new ContextKeyMissingError(nameOf(key), this.keys());
+    if (value === undefined) {
+      // The step that reads it is the one to fix (or the one before it): name it, as a bad write does.
+      const step = this.#values[AgentContext.CURRENT_STEP.name];
+      throw new ContextKeyMissingError(nameOf(key), this.keys(), typeof step === 'string' ? step : null);
+    }
     return value;
   }
 
