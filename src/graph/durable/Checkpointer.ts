@@ -9,7 +9,7 @@ import type { GraphMachineContext } from '../GraphMachineContext.js';
 import type { TraceEvent } from '../../trace/TraceEvent.js';
 import type { EventEnvelope } from '../WorkflowEvent.js';
 import type { TraceRecorder } from '../../trace/TraceRecorder.js';
-import { cancelledEvents, withRunCompleted } from './cancelledEvents.js';
+import { cancelledEvents, failedEvents } from './cancelledEvents.js';
 import type { CheckpointerOptions } from './CheckpointerOptions.js';
 import { checkStep, encodeStep } from './encodeStep.js';
 import { EventIntake } from './EventIntake.js';
@@ -46,6 +46,8 @@ export class Checkpointer implements TraceRecorder {
   readonly #intake: EventIntake;
   #chain: Promise<void> = Promise.resolve();
   #failure: unknown = null;
+  /** The store's refusal that failed the run while its log can still take the events after it. */
+  #failedLog: StoreError | null = null;
   #fenced = false;
   /** The run was cancelled by someone else: only events are still written. */
   #eventsOnly = false;
@@ -230,8 +232,7 @@ export class Checkpointer implements TraceRecorder {
       try {
         this.#flush(actor);
       } catch (error) {
-        // The last steps cannot be stored (a state that outgrew the store): the run has failed, but
-        // its last events (the node that made the change, run.completed saying so) still go to the log.
+        // The last steps outgrew the store: the run has failed, but its last events still go to the log.
         if (error instanceof StoreError) this.#write(this.#intake.buffer.take(), this.#intake.lastSeq, true, () => Promise.reject(error));
         else this.#fail(error);
       }
@@ -330,7 +331,12 @@ export class Checkpointer implements TraceRecorder {
   /** Runs `write` after the writes queued before it; a lost compare-and-set or a failure stops every later one. */
   #write(events: StoredEvent[], lastSeq: number, last: boolean, write: () => Promise<number | null>): void {
     this.#chain = this.#chain.then(async () => {
-      if (this.#fenced || this.#failure !== null) return;
+      if (this.#fenced) return;
+      if (this.#failure !== null) {
+        // After a write the store refused, whose events went alone, later events (run.completed) go alone too.
+        if (this.#failedLog !== null && events.length > 0) await this.#storeFailedEvents(this.#failedLog, events, lastSeq);
+        return;
+      }
       try {
         let next = await write();
         if (next === null) {
@@ -356,19 +362,22 @@ export class Checkpointer implements TraceRecorder {
         }
         this.#version = next;
       } catch (error) {
-        // What this write carried cannot be stored (a snapshot or step that outgrew the store): the
-        // run fails, but the events still go to the log, so it ends as the run's row will.
-        if (error instanceof StoreError && events.length > 0 && !this.#eventsOnly) {
-          // Its run.completed says failed, with the error, as the leg's row and its run will.
-          const failed = withRunCompleted(this.#runId, this.#options.path ?? 'root', events, ({ waiting: _waiting, ...run }) => ({ ...run, status: 'failed', error: error.toJSON() }));
-          await this.#store.updateRun(this.#runId, this.#version, { lastSeq }, failed).then((next) => next !== null && (this.#version = next), () => null);
-        }
+        // A snapshot or step that outgrew the store: the run fails, but its events still go to the log.
+        if (error instanceof StoreError && !this.#eventsOnly) this.#failedLog = error;
+        if (this.#failedLog !== null && events.length > 0) await this.#storeFailedEvents(this.#failedLog, events, lastSeq);
         this.#fail(error);
       }
     });
   }
 
-  /** Records the first failure: nothing is written after it, and the run is told to stop. */
+  /** Stores `events` alone, their run.completed failed with `error` (as the row will be); if that fails too, the log ends. */
+  async #storeFailedEvents(error: StoreError, events: StoredEvent[], lastSeq: number): Promise<void> {
+    const next = await this.#store.updateRun(this.#runId, this.#version, { lastSeq }, failedEvents(this.#runId, this.#options.path ?? 'root', events, error)).catch(() => null);
+    if (next === null) this.#failedLog = null;
+    else this.#version = next;
+  }
+
+  /** Records the first failure: nothing but events is written after it (see #failedLog), and the run is told to stop. */
   #fail(error: unknown): void {
     if (this.#failure !== null) return;
     this.#failure = error;

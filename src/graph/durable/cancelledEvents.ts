@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../../persistence/RunStore.js';
+import type { StoreError } from '../../persistence/StoreError.js';
 
 /**
  * `events` with the run's own `run.completed` rewritten by `rewrite` (its `run`, as stored); a
@@ -29,4 +30,12 @@ export function cancelledEvents(runId: string, path: string, events: StoredEvent
     const { error: _error, waiting: _waiting, ...kept } = run;
     return { ...kept, status: 'cancelled' };
   });
+}
+
+/**
+ * The events a leg stores alone after the store refused the write that carried them (a state that
+ * outgrew it): the run's own `run.completed` says `failed` with the store's error, as the row will.
+ */
+export function failedEvents(runId: string, path: string, events: StoredEvent[], error: StoreError): StoredEvent[] {
+  return withRunCompleted(runId, path, events, ({ waiting: _waiting, ...run }) => ({ ...run, status: 'failed', error: error.toJSON() }));
 }
