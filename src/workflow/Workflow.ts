@@ -265,9 +265,40 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
 
   #compile(): CompiledWorkflow {
     if (this.#blocks.length === 0) throw new GraphDefinitionError(`workflow "${this.name}" has no steps; add one with step()`);
-    this.#compiled ??= compileWorkflow(this.name, this.#blocks, this.#handlers, this.#budgetStep);
-    return this.#compiled;
+    if (this.#compiled !== null) return this.#compiled;
+    // A workflow that is its own step (at any depth) would compile, and run, without end.
+    const at = compiling.indexOf(this);
+    if (at !== -1) throw selfContaining([...compiling.slice(at).map((w) => w.name), this.name]);
+    compiling.push(this);
+    try {
+      const compiled = compileWorkflow(this.name, this.#blocks, this.#handlers, this.#budgetStep);
+      const cycle = this.#pathTo(compiled, this, new Set());
+      if (cycle !== null) throw selfContaining([this.name, ...cycle]);
+      this.#compiled = compiled;
+      return compiled;
+    } finally {
+      compiling.pop();
+    }
   }
+
+  /** The names from `compiled`'s sub-workflows down to `target` (a built one is read as it was compiled), or null. */
+  #pathTo(compiled: CompiledWorkflow, target: object, seen: Set<object>): string[] | null {
+    for (const sub of compiled.subWorkflows.values()) {
+      if (!(sub instanceof Workflow) || seen.has(sub)) continue;
+      if (sub === target) return [sub.name];
+      seen.add(sub);
+      const below = sub.#pathTo(sub.#compile(), target, seen);
+      if (below !== null) return [sub.name, ...below];
+    }
+    return null;
+  }
+}
+
+/** Workflows whose compile is under way, outermost first: one reached again while it compiles contains itself. */
+const compiling: Array<{ readonly name: string }> = [];
+
+function selfContaining(path: string[]): GraphDefinitionError {
+  return new GraphDefinitionError(`workflow "${path[0]}" contains itself: ${path.join(' > ')}; a workflow cannot be a step of itself at any depth (use repeatUntil for a loop)`);
 }
 
 /** The outputs of `gather(s1, s2, …)`, in order. */
