@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { SerializedError } from '../errors/SwitchboardError.js';
 import { MAX_TIMEOUT_MS } from '../model/modelLimits.js';
+import { MAX_RETRIES } from './FailurePolicy.js';
 
 /** One unit of work for a specialist: which kind of specialist, and what to ask it. */
 export const CoordinatorTask = z.object({
@@ -11,8 +12,8 @@ export const CoordinatorTask = z.object({
   /** Time limit of one attempt, in ms, at most 2147483647 (overrides the coordinator's `taskTimeoutMs`). */
   // Node fires a longer timer at once, which would time the attempt out as it starts.
   timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).optional(),
-  /** Further attempts after a failure or a timeout (overrides the coordinator's `retries`). */
-  retries: z.number().int().nonnegative().optional(),
+  /** Further attempts after a failure or a timeout, at most 100 (overrides the coordinator's `retries`). */
+  retries: z.number().int().nonnegative().max(MAX_RETRIES).optional(),
 });
 /** One unit of work for a specialist. */
 export type CoordinatorTask = z.infer<typeof CoordinatorTask>;

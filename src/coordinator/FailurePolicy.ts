@@ -35,10 +35,16 @@ function checkTimeout(value: unknown): number | null {
   return value;
 }
 
+/**
+ * The most further attempts a task may have: a specialist that always fails is started again each
+ * time, and no step fuse counts these (a plan a model wrote could ask for a billion).
+ */
+export const MAX_RETRIES = 100;
+
 function checkRetries(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-    throw new GraphDefinitionError(`Coordinator: retries must be a non-negative integer (further attempts after a failure); received ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_RETRIES) {
+    throw new GraphDefinitionError(`Coordinator: retries must be a whole number from 0 to ${MAX_RETRIES} (further attempts after a failure); received ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -136,7 +136,7 @@ describe('coordinator failure policy', () => {
     expect(() => new Coordinator({ specialists, onFailure: 'retry' as never })).toThrow(/onFailure must be one of 'continue', 'fail', 'cancel-siblings'; received "retry"/);
     expect(() => new Coordinator({ specialists, minCompleted: -1 })).toThrow(/minCompleted must be a non-negative integer/);
     expect(() => new Coordinator({ specialists, taskTimeoutMs: 0 })).toThrow(/taskTimeoutMs must be a positive integer/);
-    expect(() => new Coordinator({ specialists, retries: 1.5 })).toThrow(/retries must be a non-negative integer/);
+    expect(() => new Coordinator({ specialists, retries: 1.5 })).toThrow(/retries must be a whole number from 0 to 100/);
     const bad = await setup({}, [{ input: 'ok', timeoutMs: -5 }]).run();
     expect(bad.error).toMatchObject({ code: 'invalid_tasks' });
     expect(bad.error?.message).toMatch(/timeoutMs/);
