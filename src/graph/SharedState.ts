@@ -36,12 +36,8 @@ export class SharedState extends Map<string, unknown> {
 
   /** Builds a map holding the entries of a plain JSON object (frozen in place), with no pending changes. */
   static fromObject(values: Record<string, unknown>, model: StateModel = StateModel.untyped): SharedState {
-    const state = new SharedState(model);
-    for (const key of Object.keys(values)) {
-      deepFreeze(values[key]);
-      mapSet.call(state, key, values[key]);
-    }
-    return state;
+    for (const key of Object.keys(values)) deepFreeze(values[key]);
+    return SharedState.copyOf(values, model);
   }
 
   /**
