@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Coordinator, END, GraphDefinitionError, StateGraph, type CoordinatorOptions, type TaskResult } from '../../src/index.js';
+import { Coordinator, GraphDefinitionError, StateGraph, type CoordinatorOptions, type TaskResult } from '../../src/index.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 function build(options: Omit<CoordinatorOptions, 'specialists'>) {
   const ran: string[] = [];
   const specialist = new StateGraph({ name: 'a' }).addNode('work', (ctx, request) => (ran.push(ctx.runId), `answered ${String(request.input)}`)).start('work');
   const coordinator = new Coordinator({ specialists: { a: specialist }, ...options });
-  const graph = new StateGraph({ name: 'parent' })
-    .addNode('plan', coordinator.planNode(() => [{ kind: 'a', input: 'q' }, { kind: 'a', input: 'r' }]))
-    .addNode('dispatch', coordinator.dispatchNode())
-    .start('plan')
-    .addEdge('plan', 'dispatch')
-    .addEdge('dispatch', END);
+  const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'a', input: 'q' }, { kind: 'a', input: 'r' }]));
   return { graph, ran };
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Coordinator, END, SqliteRunStore, StateGraph, type WorkflowEvent } from '../../src/index.js';
+import { Coordinator, SqliteRunStore, StateGraph, type WorkflowEvent } from '../../src/index.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 /** Lets pending timers, I/O and promise jobs run (no time is measured). */
 const settle = async () => {
@@ -40,12 +41,7 @@ function setup() {
       return null;
     },
   });
-  const graph = new StateGraph({ name: 'parent' })
-    .addNode('plan', coordinator.planNode(() => [{ kind: 'a', input: 'slow' }, { kind: 'a', input: 'quick' }]))
-    .addNode('dispatch', coordinator.dispatchNode())
-    .start('plan')
-    .addEdge('plan', 'dispatch')
-    .addEdge('dispatch', END);
+  const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'a', input: 'slow' }, { kind: 'a', input: 'quick' }]));
   return { graph, seen, release };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Coordinator, END, StateGraph, type TaskResult } from '../../src/index.js';
+import { Coordinator, StateGraph, type TaskResult } from '../../src/index.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 const specialist = () => new StateGraph({ name: 'rag' }).addNode('work', (_ctx, request) => `rag answered ${String(request.input)}`).start('work');
 
@@ -9,12 +10,7 @@ const inherited = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'va
 describe('coordinator task kinds an object inherits', () => {
   it.each(inherited)('planNode refuses a task of kind "%s" as invalid_tasks naming the known kinds', async (kind) => {
     const coordinator = new Coordinator({ specialists: { rag: specialist() } });
-    const graph = new StateGraph({ name: 'parent' })
-      .addNode('plan', coordinator.planNode(() => [{ kind: 'rag', input: 'a' }, { kind, input: 'b' }]))
-      .addNode('dispatch', coordinator.dispatchNode())
-      .start('plan')
-      .addEdge('plan', 'dispatch')
-      .addEdge('dispatch', END);
+    const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'rag', input: 'a' }, { kind, input: 'b' }]));
     const run = await graph.run('x');
     expect(run.status).toBe('failed');
     expect(run.path).toEqual(['plan']);
@@ -23,12 +19,7 @@ describe('coordinator task kinds an object inherits', () => {
 
   it.each(inherited)('the dispatch refuses tasks of kind "%s" written by another node, dispatching nothing', async (kind) => {
     const coordinator = new Coordinator({ specialists: { rag: specialist() } });
-    const graph = new StateGraph({ name: 'parent' })
-      .addNode('plan', (ctx) => (ctx.put('tasks', [{ kind: 'rag', input: 'a' }, { kind, input: 'b' }]), null))
-      .addNode('dispatch', coordinator.dispatchNode())
-      .start('plan')
-      .addEdge('plan', 'dispatch')
-      .addEdge('dispatch', END);
+    const graph = planDispatchGraph(coordinator, (ctx) => (ctx.put('tasks', [{ kind: 'rag', input: 'a' }, { kind, input: 'b' }]), null));
     const run = await graph.run('x');
     expect(run.status).toBe('failed');
     expect(run.error?.code).toBe('invalid_tasks');

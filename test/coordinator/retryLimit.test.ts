@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Coordinator, END, GraphDefinitionError, StateGraph, type TaskResult } from '../../src/index.js';
+import { Coordinator, GraphDefinitionError, StateGraph, type TaskResult } from '../../src/index.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 /** A coordinator whose one specialist always fails, counting its attempts. */
 function setup(options: { retries?: number }, task: Record<string, unknown>) {
@@ -13,12 +14,7 @@ function setup(options: { retries?: number }, task: Record<string, unknown>) {
     })
     .start('work');
   const coordinator = new Coordinator({ specialists: { a: specialist }, onFailure: 'continue', ...options });
-  const graph = new StateGraph({ name: 'parent' })
-    .addNode('plan', coordinator.planNode(() => [{ kind: 'a', input: 'q', ...task }]))
-    .addNode('dispatch', coordinator.dispatchNode())
-    .start('plan')
-    .addEdge('plan', 'dispatch')
-    .addEdge('dispatch', END);
+  const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'a', input: 'q', ...task }]));
   return { graph, attempts: () => attempts };
 }
 

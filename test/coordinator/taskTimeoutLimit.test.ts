@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Coordinator, END, GraphDefinitionError, StateGraph, type TaskResult } from '../../src/index.js';
+import { Coordinator, GraphDefinitionError, StateGraph, type TaskResult } from '../../src/index.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 /** Node fires a timer of more than this many milliseconds at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -10,12 +11,7 @@ function setup(options: { taskTimeoutMs?: number }, task: Record<string, unknown
     .addNode('work', (ctx, request) => (ran.push(ctx.runId), `answered ${String(request.input)}`))
     .start('work');
   const coordinator = new Coordinator({ specialists: { a: specialist }, ...options });
-  const graph = new StateGraph({ name: 'parent' })
-    .addNode('plan', coordinator.planNode(() => [{ kind: 'a', input: 'q', ...task }]))
-    .addNode('dispatch', coordinator.dispatchNode())
-    .start('plan')
-    .addEdge('plan', 'dispatch')
-    .addEdge('dispatch', END);
+  const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'a', input: 'q', ...task }]));
   return { graph, ran };
 }
 

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Coordinator, END, SqliteRunStore, StateGraph, storedSpecialistRuns, type WorkflowRun } from '../../src/index.js';
+import { Coordinator, SqliteRunStore, StateGraph, storedSpecialistRuns, type WorkflowRun } from '../../src/index.js';
 import { insertQueuedRun } from '../../src/graph/durable/insertQueuedRun.js';
 import { advanceRun } from '../../src/queue/advanceRun.js';
 import { withSpecialistGraphs } from '../../src/queue/specialistGraphs.js';
 import { until } from '../support/until.js';
+import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 /**
  * A coordinator whose specialists are stored runs of their own (a worker of the run queue), and whose
@@ -35,12 +36,7 @@ function setup() {
     specialists: { a: specialist },
     needsHuman: (state) => ((state.lastResult as { outputText?: string } | undefined)?.outputText === 'quick answer' ? (state.handoff as { reason: string }).reason : null),
   });
-  const graph = new StateGraph({ name: 'desk' })
-    .addNode('plan', coordinator.planNode(() => [{ kind: 'a', input: 'slow' }, { kind: 'a', input: 'quick' }]))
-    .addNode('dispatch', coordinator.dispatchNode())
-    .start('plan')
-    .addEdge('plan', 'dispatch')
-    .addEdge('dispatch', END);
+  const graph = planDispatchGraph(coordinator, coordinator.planNode(() => [{ kind: 'a', input: 'slow' }, { kind: 'a', input: 'quick' }]), 'desk');
   const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'failed-join-queue-')), 'runs.db') });
   const graphs = withSpecialistGraphs([graph]);
   const specialistRuns = storedSpecialistRuns(store);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HumanGate, Workflow, step, type RunStore } from 'switchboard';
-import { memoryTarget, postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { HumanGate, Workflow, step } from 'switchboard';
+import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 
 /** A draft a person approves: `{ decision: 'PASS' }` sends it. */
 const approval = () =>
@@ -28,34 +28,27 @@ const targets: Array<[string, () => StoreTarget]> = [
 ];
 
 describe.each(targets)('a gate reply to a workflow run that is no longer waiting, stored in %s', (_name, makeTarget) => {
-  const withStore = async (test: (store: RunStore) => Promise<void>) => {
-    const target = makeTarget();
-    try {
-      await test(target.store);
-    } finally {
-      await target.close();
-    }
-  };
+  const target = useStoreTarget(makeTarget);
 
-  it('a second { decision } reply is refused as run_finished, not as a reply of the wrong shape', () =>
-    withStore(async (store) => {
-      const wf = approval();
-      const waiting = await wf.run('q', { store });
-      expect(waiting.status).toBe('waiting');
-      const done = await wf.resume(waiting.runId, { decision: 'PASS' }, { store });
-      expect(done).toMatchObject({ status: 'completed', output: 'sent q!' });
-      await expect(wf.resume(waiting.runId, { decision: 'PASS' }, { store })).rejects.toMatchObject({ name: 'RunStateError', code: 'run_finished' });
-      await expect(wf.resume(waiting.runId, { decision: 'FAIL', text: 'too late' }, { store })).rejects.toMatchObject({ code: 'run_finished' });
-      expect((await store.getRun(waiting.runId))!.status).toBe('completed');
-    }));
+  it('a second { decision } reply is refused as run_finished, not as a reply of the wrong shape', async () => {
+    const { store } = target();
+    const wf = approval();
+    const waiting = await wf.run('q', { store });
+    expect(waiting.status).toBe('waiting');
+    const done = await wf.resume(waiting.runId, { decision: 'PASS' }, { store });
+    expect(done).toMatchObject({ status: 'completed', output: 'sent q!' });
+    await expect(wf.resume(waiting.runId, { decision: 'PASS' }, { store })).rejects.toMatchObject({ name: 'RunStateError', code: 'run_finished' });
+    await expect(wf.resume(waiting.runId, { decision: 'FAIL', text: 'too late' }, { store })).rejects.toMatchObject({ code: 'run_finished' });
+    expect((await store.getRun(waiting.runId))!.status).toBe('completed');
+  });
 
-  it('a { decision } reply to a run that failed before its gate is refused as run_finished', () =>
-    withStore(async (store) => {
-      const wf = broken();
-      const failed = await wf.run('q', { store });
-      expect(failed.status).toBe('failed');
-      await expect(wf.resume(failed.runId, { decision: 'PASS' }, { store })).rejects.toMatchObject({ code: 'run_finished', message: expect.stringContaining('already finished (failed)') });
-    }));
+  it('a { decision } reply to a run that failed before its gate is refused as run_finished', async () => {
+    const { store } = target();
+    const wf = broken();
+    const failed = await wf.run('q', { store });
+    expect(failed.status).toBe('failed');
+    await expect(wf.resume(failed.runId, { decision: 'PASS' }, { store })).rejects.toMatchObject({ code: 'run_finished', message: expect.stringContaining('already finished (failed)') });
+  });
 });
 
 describe('a gate reply to a workflow run that waits for nothing', () => {
