@@ -6,11 +6,20 @@ import { setOwn } from '../analytics/setOwn.js';
 import { storedTransitions } from '../analytics/storedTransitions.js';
 import type { TransitionRecord } from '../analytics/TransitionRecord.js';
 import { formatZodError } from '../errors/formatZodError.js';
+import { wholeNumber } from '../input/wholeNumber.js';
 import { ServerError } from './ServerError.js';
 import type { WorkbenchRuns } from './WorkbenchRuns.js';
 
-/** `GET /api/graphs/:name/analytics` query: only runs created since (epoch ms). */
-const AnalyticsQuery = z.object({ since: z.coerce.number().int().min(0).optional() });
+/** The last millisecond of 9999-12-31 (UTC): the latest `?since` taken. */
+const MAX_SINCE_MS = 253_402_300_799_999;
+
+/**
+ * `GET /api/graphs/:name/analytics` query: only runs created since `since`, epoch ms in plain
+ * decimal digits (absent or empty: every run).
+ */
+const AnalyticsQuery = z.object({
+  since: z.preprocess((value) => (value === '' ? undefined : value), wholeNumber(0, MAX_SINCE_MS, 'a time in epoch milliseconds').optional()),
+});
 
 /**
  * `GET /api/graphs/:name/analytics`: the Markov chain of the graph's stored runs (and of the

@@ -52,26 +52,27 @@ export interface ApiContext {
 
 /**
  * `GET /api/runs` query: `status`, `graph`, `search` (text in the run id, its input or its answer,
- * matched literally, A–Z case-insensitive) and `limit`; other parameters (a token, a cache buster)
- * are ignored. An empty `status`, `graph` or `search` means no filter (what an emptied form sends).
+ * matched literally, A–Z case-insensitive) and `limit` (1 to 500 in plain decimal digits, default
+ * 50); other parameters (a token, a cache buster) are ignored. An empty `status`, `graph` or `search` means no filter (what an emptied form sends).
  */
 const ListRunsQuery = z.object({
   status: z.preprocess(emptyToUndefined, StoredRunStatus.optional()),
   graph: z.preprocess(emptyToUndefined, z.string().max(200).optional()),
   search: z.preprocess(emptyToUndefined, RunSearchText.optional()),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: wholeNumber(1, 500, 'the number of runs').default(50),
 });
 
-const SeqParam = z.coerce.number().int().min(0);
+/** The largest event seq a store holds (its `seq` column is a 32-bit integer in PostgreSQL). */
+const MAX_SEQ = 2_147_483_647;
 
 /** `?at=<step>` of `GET /api/runs/:runId/state` (checked against the run afterwards). */
 const StepQuery = z.object({ at: wholeNumber(0, 1_000_000_000, 'the step (?at)') });
 
-/** An event seq from a header or query value (absent or empty: 0). */
+/** An event seq from a header or query value in plain decimal digits (absent or empty: 0). */
 function parseSeq(value: string | undefined, what: string): number {
   if (value === undefined || value === '') return 0;
-  const parsed = SeqParam.safeParse(value);
-  if (!parsed.success) throw new ServerError(`${what} must be a non-negative integer (an event seq); received "${value}"`, { code: 'bad_request' });
+  const parsed = wholeNumber(0, MAX_SEQ, `${what} (an event seq)`).safeParse(value);
+  if (!parsed.success) throw new ServerError(formatZodError(parsed.error), { code: 'bad_request' });
   return parsed.data;
 }
 
@@ -193,7 +194,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
   app.get('/api/runs/:runId/stream', async (c) => {
     const runId = c.req.param('runId');
     await runs.manager.get(runId);
-    const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID');
+    const afterSeq = parseSeq(c.req.header('last-event-id') ?? c.req.query('lastEventId'), 'Last-Event-ID (or ?lastEventId)');
     // HEAD (curl -I, a monitor) gets the headers only: the stream would write its body to the socket
     // itself, past hono's HEAD handling, and answer a request that takes no body with one.
     if (c.req.method === 'HEAD') return new Response(null, { headers: EVENT_STREAM_HEADERS });
