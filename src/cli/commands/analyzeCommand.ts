@@ -51,7 +51,7 @@ export function addAnalyzeCommand(program: Command, cli: CliContext): void {
     .command('analyze')
     .description('analyse the step transitions of stored runs: transition matrix, how runs end, expected steps, thrash, loops')
     .option('--graph <name>', 'only runs of this graph (and their specialists)')
-    .option('--since <date>', 'only runs created since: an ISO date or time, or a duration ago (30m, 12h, 7d)')
+    .option('--since <date>', 'only runs created since: an ISO date or date-time, UTC unless it ends in Z or an offset (2026-12-01, 2026-12-01T08:00, 2026-12-01T08:00+02:00), or a duration ago (30m, 12h, 7d)')
     .option('--json', 'print JSON (same as --format json)')
     .option('--format <format>', `${FORMATS.join(', ')} (mermaid: one workflow, edges labelled by probability)`)
     .action(async (opts: { graph?: string; since?: string; json?: boolean; format?: string }) => {
