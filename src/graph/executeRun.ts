@@ -58,7 +58,12 @@ export async function executeRun(
   const { session, clock, onEvent, recorders } = options;
   const runtime = new RunRuntime({ runId, session, streaming, clock, onEvent, listener, recorders });
   runtime.stepRunner = options.stepRunner ?? null;
-  if (options.signal?.aborted) return finishRun(runtime, cancelledBeforeStart(runId, options));
+  if (options.signal?.aborted) {
+    // No actor is made, so the runtime learns the graph's state model here: the run's state is
+    // checked by it as the state of a run that ran is.
+    runtime.stateModel = specOf(machine).state;
+    return finishRun(runtime, cancelledBeforeStart(runId, options));
+  }
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   // Nothing persists this run while a node is in flight, so its nodes need no child actors; an
   // inspected run keeps them, so the inspector shows each node's actor.
@@ -91,7 +96,7 @@ export function finishRun(runtime: RunRuntime, output: GraphMachineOutput): Work
     steps: output.steps,
     // The machine's state (what its settled steps wrote, as a stored run keeps it), in a map of its
     // own: not the live one, which a node still going after a stop could write into after the return.
-    state: SharedState.copyOf(output.state, runtime.context?.state.model),
+    state: SharedState.copyOf(output.state, runtime.context?.state.model ?? runtime.stateModel ?? undefined),
   };
   if (output.status === 'failed') {
     run.error = runtime.error ?? reviveError(output.error ?? { name: 'Error', code: 'internal', message: 'run failed' });

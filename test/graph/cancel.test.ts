@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StateGraph, type WorkflowEvent } from '../../src/index.js';
+import { z } from 'zod';
+import { SharedState, SqliteRunStore, StateGraph, StateValidationError, type WorkflowEvent, type WorkflowRun } from '../../src/index.js';
 
 describe('cancellation', () => {
   it('aborts the running node signal and ends the run cancelled', async () => {
@@ -61,5 +65,31 @@ describe('cancellation', () => {
     expect(run.status).toBe('cancelled');
     expect(run.path).toEqual([]);
     expect(ran).toBe(false);
+  });
+
+  it('returns a run cancelled before it started with its state as a SharedState checked by the graph\'s declared state, as a run that ended does', async () => {
+    const graph = new StateGraph({ name: 'typed', state: { count: z.number(), tags: z.array(z.string()) } })
+      .addNode('a', (ctx) => (ctx.put('count', 2), 'a'))
+      .start('a');
+    const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-cancelled-state-')), 'runs.db') });
+    const initial = { count: 1, tags: ['x'] };
+    const runs: Array<[string, WorkflowRun]> = [
+      ['ended', await graph.run('x', { state: initial })],
+      ['cancelled before start', await graph.run('x', { state: initial, signal: AbortSignal.abort() })],
+      ['stored, cancelled before start', await graph.run('x', { state: initial, signal: AbortSignal.abort(), store })],
+    ];
+    await store.close();
+    const model = (runs[0]![1].state as SharedState).model;
+    expect(model.typed).toBe(true);
+    for (const [what, run] of runs) {
+      expect(run.state, what).toBeInstanceOf(SharedState);
+      expect((run.state as SharedState).model, what).toBe(model);
+      expect(run.state.get('tags'), what).toEqual(['x']);
+      expect(Object.isFrozen(run.state.get('tags')), what).toBe(true);
+      // The declared state checks a write to the returned map too.
+      expect(() => run.state.set('count', 'three'), what).toThrow(StateValidationError);
+      expect(() => run.state.set('undeclared', 1), what).toThrow(StateValidationError);
+    }
+    expect(runs.slice(1).map(([, run]) => [run.status, run.state.get('count')])).toEqual([['cancelled', 1], ['cancelled', 1]]);
   });
 });
