@@ -6,11 +6,11 @@ import { SqliteRunStore } from '../../../src/index.js';
 import { runChild } from './childProcess.js';
 
 /**
- * Steps are committed in groups (every 64 step records, or at the end of an event-loop turn): a
+ * Steps are committed in groups (every 128 step records, or at the end of an event-loop turn): a
  * process killed between two commits loses the steps after the last one. Recovery must run them
  * again and end exactly as the uninterrupted run, charging every 50th step once.
  */
-const KILL_STEPS = [1, 2, 63, 64, 65, 66, 100, 127, 129, 150, 151, 200, 255, 299, 300];
+const KILL_STEPS = [1, 2, 64, 65, 100, 127, 128, 129, 130, 150, 200, 255, 256, 257, 299, 300];
 
 describe('crash recovery between group commits', () => {
   it(`recovers a 300-step loop killed at ${KILL_STEPS.length} steps to the uninterrupted result, charging exactly once`, async () => {

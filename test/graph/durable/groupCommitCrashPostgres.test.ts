@@ -10,7 +10,7 @@ import { runChild } from './childProcess.js';
  * write shape (step records committed in groups, snapshots at waits and at the end): a process
  * SIGKILLed between two commits is recovered by another to the uninterrupted result.
  */
-const KILL_STEPS = [1, 64, 65, 129, 300];
+const KILL_STEPS = [1, 128, 129, 257, 300];
 
 describe('crash recovery between group commits on PostgreSQL', () => {
   it(`recovers a 300-step loop killed at ${KILL_STEPS.length} steps to the uninterrupted result, charging exactly once`, async () => {

@@ -32,12 +32,12 @@ describe('step records of a stored run', () => {
       ctx.put('big', count % 3 === 0 ? `${count}:${'y'.repeat(2048)}` : null);
       return null;
     };
-    const graph = new StateGraph({ name: 'commits', maxSteps: 300 }).addNode('a', step).addNode('b', step).start('a').addEdge('a', 'b').addEdge('b', 'a');
+    const graph = new StateGraph({ name: 'commits', maxSteps: 600 }).addNode('a', step).addNode('b', step).start('a').addEdge('a', 'b').addEdge('b', 'a');
     const run = await graph.run('go', { store });
     expect(run.status).toBe('max-steps');
-    expect(run.state.get('count')).toBe(300);
-    // 300 steps whose nodes never yield: commits of at most 64 steps each (the last ones go in the final snapshot).
-    expect(store.commits.length).toBeGreaterThanOrEqual(4);
+    expect(run.state.get('count')).toBe(600);
+    // 600 steps whose nodes never yield: a commit every 128 steps (the last ones go in the final snapshot).
+    expect(store.commits.map((c) => c.steps)).toEqual([129, 257, 385, 513]);
     // The run's row starts at step 1 (the first node in flight).
     let last = 1;
     for (const commit of store.commits) {
@@ -45,10 +45,10 @@ describe('step records of a stored run', () => {
       // The node of step n in flight has written nothing yet: the state is that of step n - 1.
       expect(commit.count).toBe(commit.steps - 1);
       expect(commit.big).toBe((commit.steps - 1) % 3 === 0 && commit.steps > 1 ? `${commit.steps - 1}:${'y'.repeat(2048)}` : null);
-      expect(commit.steps - last).toBeLessThanOrEqual(64);
+      expect(commit.steps - last).toBeLessThanOrEqual(128);
       last = commit.steps;
     }
     const stored = await store.getRun(run.runId);
-    expect((stored?.snapshot as { context: { state: Record<string, unknown> } }).context.state['count']).toBe(300);
+    expect((stored?.snapshot as { context: { state: Record<string, unknown> } }).context.state['count']).toBe(600);
   });
 });
