@@ -1,9 +1,10 @@
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
-import { END_PREFIX, type TransitionRecord } from './TransitionRecord.js';
+import { END_PREFIX } from './TransitionRecord.js';
+import type { TransitionRun } from './TransitionColumns.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 import { TransitionLineEncoder } from './TransitionLineEncoder.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
@@ -23,7 +24,10 @@ export interface JsonlTransitionRecorderOptions extends CostOptions {
  * Appends each step transition of a run (see `TransitionRecorder`) to a file as one line of JSON.
  * Lines are written in groups: one synchronous append when `batch` lines are waiting, when a run
  * (or a specialist run) ends or starts to wait (its last transition is the one to `__end__:`), at
- * the latest `flushMs` after a line was made, and on {@link flush}. So the file holds every ended
+ * the latest `flushMs` after a line was made, and on {@link flush}. Each line is encoded as its
+ * transition is made (no record object is kept for it). Between the full batches of runs going on
+ * the file stays open, and it is closed by every other write and at the latest `flushMs` after the
+ * last one (a file renamed meanwhile takes the lines of that time). So the file holds every ended
  * run complete, and a process that dies loses at most the lines of the runs still going made in
  * the last `flushMs`. Many runs (or a resumed one) can append to the same file (a recorder that
  * finds it ending inside a line, cut short by a process that died, starts on a new line); read it
@@ -48,10 +52,11 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   readonly #tracker: TransitionTracker;
   readonly #batch: number;
   readonly #flushMs: number;
-  /** The records waiting for their batch, kept as they are: they are encoded when written. */
-  #waiting: TransitionRecord[] = [];
+  /** The lines waiting for their batch, encoded as their transitions were made. */
   readonly #encoder = new TransitionLineEncoder();
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** The file, open between full batches (see {@link flush}); null when closed. */
+  #fd: number | null = null;
 
   constructor(file: string, options: JsonlTransitionRecorderOptions = {}) {
     const where = 'new JsonlTransitionRecorder(file, options)';
@@ -68,7 +73,12 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     }
     this.#batch = batch;
     this.#flushMs = flushMs;
-    this.#tracker = new TransitionTracker((record) => this.#add(record), options);
+    // The tracker hands each record's fields over (a TransitionSink): no record object is made.
+    const add = (run: TransitionRun, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string): void => {
+      this.#encoder.add(run, from, to, at, durationMs, tokens, costUsd, nodeType, label);
+      this.#added(to);
+    };
+    this.#tracker = new TransitionTracker({ add }, options);
   }
 
   record(event: TraceEvent): void {
@@ -97,42 +107,75 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     if (this.error === null) this.#tracker.step(runId, path, nodeId, at, durationMs, result, to, kind, index, routeKey);
   }
 
-  /** Writes the lines still waiting for their batch now. */
+  /** Writes the lines still waiting for their batch now, and closes the file. */
   flush(): void {
+    this.#write(false);
+  }
+
+  /**
+   * Writes the waiting lines. `keepOpen` (a full batch) leaves the file open for the next batch and
+   * the timer as it is (armed now if it was not): it writes the lines after this batch when they
+   * have waited flushMs at most, and closes the file.
+   */
+  #write(keepOpen: boolean): void {
+    if (this.#encoder.lines !== 0) {
+      const lines = this.#encoder.take();
+      if (this.error !== null) return;
+      try {
+        if (this.#fd === null) {
+          if (!this.#ready) {
+            mkdirSync(dirname(this.file), { recursive: true });
+            this.#ready = true;
+            // A process that died while appending left a line cut short: start on a line of our own,
+            // or the first record would be glued to it and lost with it.
+            if (endsInsideLine(this.file)) appendFileSync(this.file, '\n');
+          }
+          this.#fd = openSync(this.file, 'a');
+        }
+        writeAll(this.#fd, lines);
+      } catch (error) {
+        this.error = error as Error;
+        keepOpen = false;
+      }
+    }
+    if (keepOpen) return this.#arm();
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    if (this.#waiting.length === 0) return;
-    const records = this.#waiting;
-    this.#waiting = [];
-    if (this.error !== null) return;
+    this.#close();
+  }
+
+  #close(): void {
+    const fd = this.#fd;
+    if (fd === null) return;
+    this.#fd = null;
     try {
-      const lines = this.#encoder.encode(records);
-      if (!this.#ready) {
-        mkdirSync(dirname(this.file), { recursive: true });
-        this.#ready = true;
-        // A process that died while appending left a line cut short: start on a line of our own,
-        // or the first record would be glued to it and lost with it.
-        if (endsInsideLine(this.file)) appendFileSync(this.file, '\n');
-      }
-      appendFileSync(this.file, lines);
+      closeSync(fd);
     } catch (error) {
-      this.error = error as Error;
+      this.error ??= error as Error;
     }
   }
 
-  #add(record: TransitionRecord): void {
-    // Kept as it is; encoding waits for the write (see flush), off the step that made it.
-    const waiting = this.#waiting;
-    waiting.push(record);
-    if (waiting.length >= this.#batch || record.to.startsWith(END_PREFIX)) return this.flush();
-    if (this.#timer === null) {
-      // Unreferenced: a line waiting for its batch does not keep the process alive.
-      this.#timer = setTimeout(() => this.flush(), this.#flushMs);
-      this.#timer.unref?.();
-    }
+  /** A line was added (its transition went to `to`): written with its batch, at a run's end or wait, or by the timer. */
+  #added(to: string): void {
+    if (this.#encoder.lines >= this.#batch) return this.#write(!to.startsWith(END_PREFIX));
+    if (to.startsWith(END_PREFIX)) return this.#write(false);
+    this.#arm();
   }
+
+  #arm(): void {
+    if (this.#timer !== null) return;
+    // Unreferenced: a line waiting for its batch (or an open file) does not keep the process alive.
+    this.#timer = setTimeout(() => this.flush(), this.#flushMs);
+    this.#timer.unref?.();
+  }
+}
+
+/** Writes all of `bytes` to `fd` (a write may take only part of them, as to a pipe). */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 /**

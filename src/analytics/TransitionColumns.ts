@@ -1,4 +1,5 @@
 import type { TransitionRecord } from './TransitionRecord.js';
+import type { TransitionSink } from './TransitionSink.js';
 
 /** The fields of a transition that stay the same for a whole run (or specialist run): one object per run, shared by its records. */
 export interface TransitionRun {
@@ -24,7 +25,7 @@ const NUMBERS = 4;
  * for (const event of events) tracker.push(event);
  * const first = columns.record(0);
  */
-export class TransitionColumns {
+export class TransitionColumns implements TransitionSink {
   #runs: TransitionRun[] = [];
   #from: string[] = [];
   #to: string[] = [];

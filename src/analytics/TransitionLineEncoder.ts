@@ -1,4 +1,6 @@
 import type { TransitionRecord } from './TransitionRecord.js';
+import type { TransitionRun } from './TransitionColumns.js';
+import type { TransitionSink } from './TransitionSink.js';
 
 /** A remembered piece of a line: its UTF-8 bytes. */
 type Piece = Uint8Array;
@@ -8,48 +10,79 @@ type Piece = Uint8Array;
  * gives, written straight into one reused byte buffer: what repeats from line to line (a run's
  * head with each `from` and `to`, a node type with its label and path) is encoded once and copied,
  * numbers are written digit by digit, and no string is built per line (building one and converting
- * it took most of a JSONL recorder's time). A JSONL transition recorder encodes its waiting records
- * with it when it writes them.
+ * it took most of a JSONL recorder's time). A JSONL transition recorder gives it each record field
+ * by field as the record is made ({@link add}, a `TransitionSink`: no record object is made or kept)
+ * and takes the lines when it writes them ({@link take}).
  */
-export class TransitionLineEncoder {
+export class TransitionLineEncoder implements TransitionSink {
   readonly #quoted = new Map<string, string>();
   #buf = new Uint8Array(64 * 1024);
   #len = 0;
+  #lines = 0;
 
-  /**
-   * One line (with its newline) per record, as UTF-8 bytes. The bytes are a view of the encoder's
-   * buffer: valid until its next call (write them before).
-   */
-  encode(records: readonly TransitionRecord[]): Uint8Array {
-    this.#len = 0;
-    // A buffer grown for a huge batch is not kept for the small ones after it.
-    if (this.#buf.length > MAX_KEPT_BUFFER) this.#buf = new Uint8Array(64 * 1024);
-    for (let i = 0; i < records.length; i++) this.#row(records[i]!);
-    // Run ids do not repeat across runs: the memory of them is kept small.
-    if (this.#quoted.size > 4096) this.#quoted.clear();
-    return this.#buf.subarray(0, this.#len);
+  /** How many lines were added since they were last taken. */
+  get lines(): number {
+    return this.#lines;
   }
 
-  /** One record as a line of JSON, with its newline. */
+  /**
+   * Adds one record's line (with its newline), given field by field as a `TransitionTracker` hands
+   * them over: the record `{ runId, workflow, from, to, at, durationMs, tokens, nodeType, label,
+   * path, costUsd }` of `run` (its `path` and a `costUsd` left out when undefined).
+   */
+  add(run: TransitionRun, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string): void {
+    this.#row(run.runId, run.workflow, from, to, at, durationMs, tokens, costUsd, nodeType, label, run.path);
+  }
+
+  /**
+   * The lines added since the last call, as UTF-8 bytes, and starts anew. The bytes are a view of
+   * the encoder's buffer: valid until the next line is added (write them before).
+   */
+  take(): Uint8Array {
+    const lines = this.#buf.subarray(0, this.#len);
+    this.#len = 0;
+    this.#lines = 0;
+    // A buffer grown for a huge batch is not kept for the small ones after it (the view above keeps it alive until written).
+    if (this.#buf.length > MAX_KEPT_BUFFER) this.#buf = new Uint8Array(64 * 1024);
+    // Run ids do not repeat across runs: the memory of them is kept small.
+    if (this.#quoted.size > 4096) this.#quoted.clear();
+    return lines;
+  }
+
+  /**
+   * One line (with its newline) per record, after the lines added and not yet taken, as UTF-8
+   * bytes (see {@link take}).
+   */
+  encode(records: readonly TransitionRecord[]): Uint8Array {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      this.#row(r.runId, r.workflow, r.from, r.to, r.at, r.durationMs, r.tokens, r.costUsd, r.nodeType, r.label, r.path);
+    }
+    return this.take();
+  }
+
+  /** One record as a line of JSON, with its newline (after any lines added and not yet taken). */
   line(record: TransitionRecord): string {
     return Buffer.from(this.encode([record])).toString('utf8');
   }
 
-  #row(r: TransitionRecord): void {
-    this.#put(this.#lead(r.runId, r.workflow, r.from, r.to));
-    this.#put(this.#at(r.at));
+  // The keys in the order the tracker's records have them, which JSON.stringify keeps.
+  #row(runId: string, workflow: string, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string, path: string | undefined): void {
+    this.#put(this.#lead(runId, workflow, from, to));
+    this.#put(this.#at(at));
     this.#put(DURATION);
-    this.#num(r.durationMs);
+    this.#num(durationMs);
     this.#put(TOKENS);
-    this.#num(r.tokens);
+    this.#num(tokens);
     this.#put(NODE_TYPE);
-    this.#put(this.#tail(r.nodeType, r.label, r.path));
+    this.#put(this.#tail(nodeType, label, path));
     // Keys a record does not have are left out, as JSON.stringify leaves out undefined ones.
-    if (r.costUsd !== undefined) {
+    if (costUsd !== undefined) {
       this.#put(COST);
-      this.#num(r.costUsd);
+      this.#num(costUsd);
     }
     this.#put(CLOSE);
+    this.#lines++;
   }
 
   #put(piece: Piece): void {

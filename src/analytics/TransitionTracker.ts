@@ -4,7 +4,8 @@ import { AnalyticsError } from '../errors/AnalyticsError.js';
 import { describeValue } from '../graph/describeValue.js';
 import { END_PREFIX, endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
-import { TransitionColumns, type TransitionRun } from './TransitionColumns.js';
+import type { TransitionRun } from './TransitionColumns.js';
+import type { TransitionSink } from './TransitionSink.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 
 /** The fields of an event the tracker reads: a live event or a stored one (its JSON form) alike. */
@@ -103,8 +104,9 @@ const tokensOf = (usage: Usage): number => (usage ? (usage.totalTokens ?? (usage
  * counts, so it works on live events and on stored (redacted) ones alike, and follows specialist
  * runs, which share their parent's event stream, by their trace path. A forked run's replayed steps
  * (see `forkRun`) make no record: they are its parent's. Events must arrive in `seq`
- * order; one tracker can follow any number of runs at once. Each record goes to a function, or is
- * kept in {@link TransitionColumns} without an object of its own.
+ * order; one tracker can follow any number of runs at once. Each record goes to a function, or
+ * field by field to a {@link TransitionSink} (a `TransitionColumns` keeps it there) without an
+ * object of its own.
  *
  * @example
  * const tracker = new TransitionTracker((record) => records.push(record));
@@ -114,7 +116,7 @@ export class TransitionTracker implements HopListener {
   /** An edge to a node starts that node's step here (see `HopListener.startsFromEdges`): runs need not hand over the `node.started` after it. */
   readonly startsFromEdges = true;
   readonly #emit: ((record: TransitionRecord) => void) | null;
-  readonly #columns: TransitionColumns | null;
+  readonly #sink: TransitionSink | null;
   readonly #costOf: CostOf;
   readonly #open = new Map<string, OpenRun>();
   /** The run the last event was about (a loop's events are almost all about one): found without a key. */
@@ -128,12 +130,12 @@ export class TransitionTracker implements HopListener {
    */
   readonly #replaying = new Map<string, number>();
 
-  constructor(emit: ((record: TransitionRecord) => void) | TransitionColumns, options: CostOptions = {}) {
-    if (typeof emit !== 'function' && !(emit instanceof TransitionColumns)) refuseOption('new TransitionTracker(emit)', '', 'a function that takes each record, or a TransitionColumns', emit);
+  constructor(emit: ((record: TransitionRecord) => void) | TransitionSink, options: CostOptions = {}) {
+    const sink = typeof emit === 'function' ? null : isSink(emit) ? emit : refuseOption('new TransitionTracker(emit)', '', 'a function that takes each record, or a TransitionSink (a TransitionColumns, say)', emit);
     // Callers pass wider options (storedTransitions' graph and since): only the pricing is checked here.
     checkRecorderOptions(options, 'new TransitionTracker(emit, options)', null);
-    this.#columns = emit instanceof TransitionColumns ? emit : null;
-    this.#emit = emit instanceof TransitionColumns ? null : emit;
+    this.#sink = sink;
+    this.#emit = sink === null ? (emit as (record: TransitionRecord) => void) : null;
     this.#costOf = options.costOf ?? priceTableCost(options.prices);
   }
 
@@ -357,7 +359,7 @@ export class TransitionTracker implements HopListener {
     const tokens = start || replayed ? 0 : open.tokens;
     const nodeType = start ? 'start' : open.nodeType;
     const costUsd = start || replayed ? undefined : open.costUsd;
-    if (this.#columns !== null) return this.#columns.add(open.run, open.from, to, at, durationMs, tokens, costUsd, nodeType, label);
+    if (this.#sink !== null) return this.#sink.add(open.run, open.from, to, at, durationMs, tokens, costUsd, nodeType, label);
     const record: TransitionRecord = { runId: open.runId, workflow: open.workflow, from: open.from, to, at, durationMs, tokens, nodeType, label, path: open.path };
     if (costUsd !== undefined) record.costUsd = costUsd;
     this.#emit!(record);
@@ -389,3 +391,7 @@ export class TransitionTracker implements HopListener {
 }
 
 const WAITING = endState('waiting');
+
+function isSink(value: unknown): value is TransitionSink {
+  return typeof value === 'object' && value !== null && typeof (value as { add?: unknown }).add === 'function';
+}
