@@ -41,6 +41,11 @@ export interface RunStartedEvent extends EventEnvelope {
 export interface ForkLink {
   runId: string;
   step: number;
+  /**
+   * The state writes the fork made after its last replayed step (`ForkOptions.state`), kept so a
+   * fork that continues after a crash before that step makes them too. Absent without an edit.
+   */
+  edit?: StateDelta;
 }
 
 /** A node is about to execute. `step` is 1-based and counts toward `maxSteps`. */

@@ -6,7 +6,7 @@ import { nestsDeeperThan } from '../input/nestsDeeperThan.js';
 import { MAX_STORED_DEPTH } from '../persistence/storedJson.js';
 import { specOf, type GraphMachine } from '../graph/compileMachine.js';
 import { isCompilableNode } from '../graph/CompilableNode.js';
-import { isHumanNode, type HumanNode } from '../graph/humanNode.js';
+import { isHumanNode } from '../graph/humanNode.js';
 import type { RunOptions } from '../graph/RunOptions.js';
 import { toRunnableGraph, type RegisteredGraph } from '../graph/RunnableGraph.js';
 import type { StateDelta } from '../graph/SharedState.js';
@@ -17,9 +17,9 @@ import { loadRun, resumeRun } from '../graph/durable/resumeRun.js';
 import { assertJson } from '../graph/assertJson.js';
 import { describeThrown } from '../errors/SwitchboardError.js';
 import { ACCUMULATED_COST, ACCUMULATED_TOKENS } from '../budget/Budget.js';
-import { readRunHistory, type RunHistory } from './readRunHistory.js';
+import { readRunHistory } from './readRunHistory.js';
 import { checkStep, stateFromHistory } from './stateAt.js';
-import { replayRunner } from './replayRunner.js';
+import { forkReplay, recordedReply } from './forkReplay.js';
 import { FORK_OF } from './forkLink.js';
 
 /** Where a fork starts: the parent's step, and optionally the shared state to go on with. */
@@ -71,17 +71,6 @@ function editOf(machine: GraphMachine, edited: unknown, current: Record<string, 
   return { values, delta };
 }
 
-/** The reply a human node got at a step of the parent, to give the fork the same one. */
-function recordedReply(machine: GraphMachine, history: RunHistory, step: number): { reply: unknown } | null {
-  const recorded = history.steps[step - 1];
-  if (recorded === undefined) return null;
-  const node = specOf(machine).nodes.find((n) => n.id === recorded.nodeId)?.node;
-  if (!isHumanNode(node)) return null;
-  const key = (node as HumanNode).replyKey;
-  if (recorded.delta !== null && key in recorded.delta.set) return { reply: recorded.delta.set[key] };
-  return null;
-}
-
 /**
  * Starts a new stored run from a step of another: the parent's steps up to `at` are replayed from
  * its log (their results and state writes, without executing the nodes again, so no side effect
@@ -119,8 +108,9 @@ export async function forkRun(graph: RegisteredGraph, runId: string, fork: ForkO
     }
   }
   const forkId = options.runId ?? randomUUID();
-  const link: ForkLink = { runId, step: at };
-  const runner = replayRunner(forkId, runId, history.steps.slice(0, at), edit);
+  // The edit is kept in the link (in the fork's run.started) for a fork that continues after a crash.
+  const link: ForkLink = { runId, step: at, ...(edit === null ? {} : { edit }) };
+  const runner = forkReplay(machine, forkId, link, history).runner(options.stepRunner ?? null);
   const record = history.record;
   const maxSteps = (record.snapshot as { context?: { maxSteps?: unknown } } | null)?.context?.maxSteps;
   const start: RunOptions & { [FORK_OF]: ForkLink } = {
@@ -132,12 +122,10 @@ export async function forkRun(graph: RegisteredGraph, runId: string, fork: ForkO
     [FORK_OF]: link,
   };
   let run = await startRun(machine, history.request, start, false);
-  // A human node among the replayed steps gets the reply the parent got; the fork goes on.
-  for (;;) {
-    if (run.status !== 'waiting' || run.steps > at || run.waiting?.specialist !== undefined) return run;
-    const reply = recordedReply(machine, history, run.steps);
-    if (reply === null) return run;
-    const { store: _store, runId: _id, state: _state, maxSteps: _max, budget: _budget, breakpoints: _breakpoints, ...rest } = options;
-    run = await resumeRun(machine, forkId, reply, { ...rest, store, stepRunner: runner });
+  // A human node among the replayed steps gets the reply the parent got (resumeRun gives it); the fork goes on.
+  const { store: _store, runId: _id, state: _state, maxSteps: _max, budget: _budget, breakpoints: _breakpoints, ...rest } = options;
+  while (run.status === 'waiting' && run.steps <= at && run.waiting?.specialist === undefined && run.waiting?.breakpoint === undefined && recordedReply(machine, history, run.steps) !== null) {
+    run = await resumeRun(machine, forkId, undefined, { ...rest, store });
   }
+  return run;
 }

@@ -7,15 +7,16 @@ import type { HistoryStep } from './readRunHistory.js';
 /**
  * The step runner of a fork: the fork's steps 1…`steps.length` are not executed but replayed from
  * the parent's log (its result and state writes, as if the node had made them), and `edit` is
- * written after the last of them; later steps, and every step of another run, execute as usual.
+ * written after the last of them; later steps, and every step of another run, execute as usual
+ * (through `next`, when given: a checkpointing runner of a retried fork, say).
  * A fork whose routing chose another node than the parent did at a replayed step fails with
  * `fork_unsupported` (a router that is not a function of the state and the result).
  */
-export function replayRunner(runId: string, parentRunId: string, steps: readonly HistoryStep[], edit: StateDelta | null): StepRunner {
+export function replayRunner(runId: string, parentRunId: string, steps: readonly HistoryStep[], edit: StateDelta | null, next: StepRunner | null = null): StepRunner {
   return {
     name: 'fork-replay',
     async run(call: StepCall, execute: () => Promise<AgentResult | null>): Promise<AgentResult | null> {
-      if (call.runId !== runId || call.step > steps.length) return execute();
+      if (call.runId !== runId || call.step > steps.length) return next === null ? execute() : next.run(call, execute);
       const recorded = steps[call.step - 1]!;
       if (recorded.nodeId !== call.nodeId) {
         throw new RunStateError(

@@ -9,6 +9,8 @@ import { storedBudget } from '../budget/storedBudget.js';
 import { FINISHED_STATUSES, type RunStore } from '../persistence/RunStore.js';
 import { CheckpointManager } from './CheckpointManager.js';
 import { checkpointingStepRunner } from './checkpointingStepRunner.js';
+import { forkReplayOf } from '../history/forkReplay.js';
+import { FORK_OF } from '../history/forkLink.js';
 
 /** What {@link retryRun} did: the steps it reset, and the run's new outcome. */
 export interface RetryOutcome {
@@ -56,6 +58,10 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
   const reset = await new CheckpointManager(store).resetFailedSteps(runId);
   // The shared state it was started with (a workflow's context with its run id and name) comes back too.
   const state = options.state ?? started?.state;
-  const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), ...(budget === undefined ? {} : { budget }), runId, stepRunner: options.stepRunner ?? checkpointingStepRunner(store) }, false, undefined, record);
+  // A fork replays its parent's steps again (they have no step records of their own to reuse), and its new run.started names its parent.
+  const replay = await forkReplayOf(store, machine, record, { fromStart: true });
+  const runner = options.stepRunner ?? checkpointingStepRunner(store);
+  const fork = replay === null ? {} : { stepRunner: replay.runner(runner), [FORK_OF]: replay.link };
+  const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), ...(budget === undefined ? {} : { budget }), runId, stepRunner: runner, ...fork }, false, undefined, record);
   return { reset, run };
 }

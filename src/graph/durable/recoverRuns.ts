@@ -1,6 +1,8 @@
-import type { RunRecord } from '../../persistence/RunStore.js';
+import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
+import type { GraphMachineContext } from '../GraphMachineContext.js';
+import { forkReplayOf } from '../../history/forkReplay.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
-import { toRunnableGraph, type RegisteredGraph } from '../RunnableGraph.js';
+import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
 import type { ResumeOptions } from './DurableOptions.js';
 import { ownerMayBeAlive } from './owner.js';
@@ -33,7 +35,9 @@ export function isOrphaned(record: RunRecord, now: number): boolean {
  * marks them `interrupted`, then continues every interrupted run from its last checkpoint. The node
  * that was in flight runs again; a side effect journaled with `ctx.once` is not repeated once its
  * result is in the journal (a crash between the effect and that write repeats the call with the same
- * idempotency key; see `WorkflowContext.once`). Waiting runs stay waiting, but a graph that watches
+ * idempotency key; see `WorkflowContext.once`). A fork goes on replaying its parent's steps (never
+ * executing them), and one that stopped at a human node among them goes on with the reply the
+ * parent's got. Other waiting runs stay waiting, but a graph that watches
  * its waits (`watchWait`: a typed workflow's HumanGate deadline) watches them again in this process.
  *
  * @example
@@ -60,7 +64,7 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
       outcomes.push({ runId: record.runId, outcome: 'skipped', reason: `no graph named "${record.graphName}" is registered in this process` });
     } else {
       try {
-        outcomes.push({ runId: record.runId, outcome: 'recovered', run: await resumeRun(graph, record.runId, undefined, resume) });
+        outcomes.push({ runId: record.runId, outcome: 'recovered', run: await goOn(graph, record.runId, resume) });
       } catch (error) {
         outcomes.push({ runId: record.runId, outcome: 'skipped', reason: describeThrown(error) });
       }
@@ -71,8 +75,40 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
     for (const record of await store.listRuns({ status: 'waiting', limit: 10_000 })) {
       const found = options.graphs.find((g) => g.name === record.graphName);
       if (found === undefined) continue;
-      toRunnableGraph(found).watchWait?.(record.runId, { store, ...(options.owner ? { owner: options.owner } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+      const graph = toRunnableGraph(found);
+      // A fork that stopped at a human node among the steps it replays (its process died before it
+      // gave the node the parent's reply) goes on with that reply, as `forkRun` would have.
+      const replayed = await replayedWait(store, graph, record).catch((error: unknown) => describeThrown(error));
+      if (typeof replayed === 'string') outcomes.push({ runId: record.runId, outcome: 'skipped', reason: replayed });
+      if (replayed === true) {
+        try {
+          outcomes.push({ runId: record.runId, outcome: 'recovered', run: await goOn(graph, record.runId, resume) });
+        } catch (error) {
+          outcomes.push({ runId: record.runId, outcome: 'skipped', reason: describeThrown(error) });
+        }
+        continue;
+      }
+      graph.watchWait?.(record.runId, { store, ...(options.owner ? { owner: options.owner } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
     }
   }
   return outcomes;
+}
+
+/** Continues a run, and a fork on past each human node among its replayed steps (with the reply the parent's got). */
+async function goOn(graph: RunnableGraph, runId: string, resume: ResumeOptions): Promise<WorkflowRun> {
+  let run = await resumeRun(graph, runId, undefined, resume);
+  while (run.status === 'waiting') {
+    const record = await resume.store.getRun(runId);
+    if (record === null || !(await replayedWait(resume.store, graph, record))) break;
+    run = await resumeRun(graph, runId, undefined, resume);
+  }
+  return run;
+}
+
+/** True when a waiting run is a fork waiting at a human node whose reply it replays from its parent. */
+async function replayedWait(store: RunStore, graph: RunnableGraph, record: RunRecord): Promise<boolean> {
+  const context = (record.snapshot as { context?: GraphMachineContext } | null)?.context;
+  if (context?.waiting === null || context?.waiting === undefined || context.waiting.breakpoint !== undefined || context.waiting.specialist !== undefined || context.waiting.queued !== undefined) return false;
+  const replay = await forkReplayOf(store, graph.toMachine(), record);
+  return replay !== null && replay.replyAt(context.steps) !== null;
 }

@@ -24,6 +24,10 @@ import { waitingHuman } from '../waitingHuman.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
 import { newSpanId } from '../../trace/TraceContext.js';
 import { withDirectNode } from './persistedSnapshot.js';
+import { forkReplayOf } from '../../history/forkReplay.js';
+
+/** The step a stored run waits at (its human node's). */
+const waitingStep = (record: RunRecord) => (record.snapshot as { context?: GraphMachineContext } | null)?.context?.steps ?? 0;
 
 /** What resumes a run: a human reply (`{ reply }` or the `human.reply` event), or nothing to continue an interrupted run. */
 export type ResumeEvent = { reply: unknown } | HumanReplyEvent;
@@ -139,7 +143,17 @@ export async function resumeRun(
   if (replying && record.status !== 'waiting') {
     throw new RunStateError(`run ${runId} is ${record.status}, not waiting for a reply; it may have been resumed already`, { code: 'run_not_waiting', runId });
   }
-  const reply = replying ? toReplyEvent(runId, event, machine, record) : undefined;
+  // A fork still replaying its parent's steps replays the rest (never executing them), and a human
+  // node among them takes the reply the parent's got, as `forkRun` gives it.
+  const replay = inMemory ? null : await forkReplayOf(store, machine, record);
+  const replayed = replay !== null && record.status === 'waiting' && !breakpoint && !specialists ? replay.replyAt(waitingStep(record)) : null;
+  if (replayed !== null && replying) {
+    throw new RunStateError(
+      `run ${runId} is a fork of run ${replay!.link.runId} still replaying its steps; its human node takes the reply the parent's got at step ${waitingStep(record)}: resume it without a reply`,
+      { code: 'fork_unsupported', runId },
+    );
+  }
+  const reply = replying ? toReplyEvent(runId, event, machine, record) : replayed !== null ? toReplyEvent(runId, replayed, machine, record) : undefined;
   if (reply === undefined && record.status !== 'interrupted' && record.status !== 'queued' && !breakpoint && !specialists) {
     const hint = record.status === 'waiting' ? 'it waits for a human: resume it with a reply' : 'recover() marks runs whose owner died as interrupted';
     throw new RunStateError(`run ${runId} is ${record.status}; only interrupted (or queued) runs continue without a reply (${hint})`, { code: 'run_not_waiting', runId });
@@ -173,7 +187,7 @@ export async function resumeRun(
     journal: inMemory ? null : storeJournal(store),
     seq: lastSeq,
   });
-  runtime.stepRunner = options.stepRunner ?? null;
+  runtime.stepRunner = replay === null ? (options.stepRunner ?? null) : replay.runner(options.stepRunner ?? null);
   runtime.specialistRuns = options.specialistRuns ?? null;
   let snapshot = withDirectNode(machine, claimed.snapshot) as { context: GraphMachineContext };
   if (breakpoint) {

@@ -99,7 +99,10 @@ export async function runDurable(
     ? await store.insertRun({ runId, graphName: spec.name, graphHash: graphHash(spec), status: 'running', owner, leaseExpiresAt, snapshot })
     : await restartRow(store, restart, { status: 'running', owner, leaseExpiresAt, snapshot, error: null, outputText: null, waitReason: null });
   runtime.removeRecorder(early);
-  // The row holds this snapshot: the leg's first checkpoint is a step record against it.
-  const base = { snapshot: persisted, bytes: JSON.stringify(snapshot).length };
-  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, early, base, secrets });
+  // The row holds this snapshot: the leg's first checkpoint is a step record against it. A fork's
+  // first checkpoint is a full snapshot instead, which its first node waits for: it commits the
+  // run.started naming the parent, without which a fork recovered after a crash could not know
+  // that its first steps are to be replayed, not executed.
+  const base = runtime.forkOf === null ? { base: { snapshot: persisted, bytes: JSON.stringify(snapshot).length } } : {};
+  return durableLeg(actor, { store, record, runtime, owner, leaseMs, clock: runtime.clock, signal: options.signal, early, ...base, secrets });
 }
