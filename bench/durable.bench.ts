@@ -205,7 +205,7 @@ writeResultsSection(
 Measured ${new Date().toISOString()} on Node ${process.version}, load average ${load} at the start (a shared
 2-core machine). Each durable step's change to the persisted snapshot is checked when it happens
 (a value that cannot be stored fails the run at that step); commits are grouped (once per
-event-loop turn, at most 64 steps per commit) and each writes one step record, what changed since
+event-loop turn, at most 128 steps per commit) and each writes one step record, what changed since
 the last commit (the first leg's node in flight is left out of it and put back on resume), with the
 events emitted meanwhile in one row (a stored JSON list keyed by its last seq, each event's envelope —
 run id, trace id, spans, path, node — written only where it changes from the event before it, so
@@ -378,14 +378,48 @@ History of this benchmark (durable ÷ memory for the three runs above):
   redaction checks (about 3.6 ms), the snapshot check (snapshotChangeSize, 1.15 ms) and GC (1.2 ms);
   a sampling heap profile, 23.4 against 19.6 KB allocated a step. A commit writes about 35 KB (about
   550 B a step, WAL included) for about 10 KB stored: SQLite's WAL takes whole 4 KiB pages.
+- commits of at most 128 steps instead of 64 (f05ee54, 2026-12-07). What a commit of the 2-node loop
+  cost before it (scratch timers around SqliteRunStore.appendSteps, load about 3): about 380 µs back
+  to back, 70 of it building the rows and 310 the transaction (5.7 µs a step), 2.6 times that after
+  a forced GC; with appendSteps doing nothing a durable step took 6.6–6.9 µs less. A 64-step
+  commit wrote about 7.7 WAL frames (4 KiB and a 24-byte header each, two write(2) calls), about
+  three of them the 9.4 KB of events and the rest pages every commit rewrites (the step record's
+  table and index leaves, the events index leaf, the file header). The same transactions alone
+  (better-sqlite3, the store's statements, load 7): 15 commits of 9.4 KB take 2,438 µs CPU a run, 8
+  of 18.8 KB 1,864, 4 of 37.6 KB 1,616. Builds side by side, CPU per step of batches: 128 ÷ 64
+  0.920 (\`durableBuilds\`, 31 rounds, load 8.5: 31.52 → 29.72 µs a durable step) and 0.915, 0.944,
+  0.929 and 0.972 in four runs of a scratch harness (15–25 rounds, load 3–16); 256 0.94–0.99 and 512
+  1.05 in the same runs (more events held until their commit). Bytes written per step, median of 30
+  runs in one process (scratch): 531 → 363 B at 1,000 steps, 858 → 371 B at 4,000 (a run of 64-step
+  commits at 4,000 steps mostly includes a WAL checkpoint; the table's single run may or may not).
+  This benchmark four times alternating the two, on a machine shared with other work at load 9–19
+  (the in-memory step 57–173 µs instead of 13–16, so these ratios are the load's more than the
+  code's): 128 fresh-heap wall 2.58× / 2.85× / 2.45× and 2.50× / 2.53× / 2.70×, steady state
+  1.72× / 1.80× / 1.92× and 1.46× / 1.87× / 1.72×, first token 8.64 and 1.74 ms over the raw
+  stream, 363 and 379 B written per step on the 2-node loop; 64 in between:
+  2.47× / 3.39× / 2.35× and 5.95× / 3.62× / 2.33×, steady state 1.96× / 1.61× / 1.78× and 1.89× /
+  1.61× / 1.82×, first token 4.60 and 2.63 ms, 622 and 573 B. Once more on f05ee54 at load 3.8–3.9
+  (the table above): 3.25× / 2.49× / 2.64×, steady state 1.71× / 1.91× / 1.62×, first token 0.88
+  ms, 363 B. Where a durable step's extra goes after it (scratch copies of the build with one part removed, CPU per step of batches side by side,
+  load 14–17, as a share of the durable step): the engine's three step events (redaction checks,
+  encoding, holding them to the commit, their bytes in the row and the WAL) about 29 %, the store's
+  appendSteps (rows and transaction) about 16 %, the per-step snapshot check within the noise (2 %);
+  the rest is the engine itself running slower beside them (XState's functions about a third longer
+  than in memory in the profile, with more GC). Left alone: SQLite's automatic WAL checkpoint (every
+  1,000 frames, about every 8 runs of the loop) costs a run it lands in 10–30 ms of wall time (two
+  fsyncs); at 4,000 frames the same transactions took 1,178 against 1,720 µs CPU and 1.7 against 3.2
+  ms wall a run, but a later checkpoint leaves more committed runs to a power loss under
+  \`synchronous=NORMAL\`, which is a durability choice, not a speed-up.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream), over the six runs of the last two history entries (14e012b's tree and the same step
 code on 866b9ff): from a freshly collected heap 1.72–2.69× (the 2× target met in one run of six),
 2.01–2.66× with 10 KB (2.5× met in four), 1.86–1.98× at 4,000 steps (met in all); steady state
-1.36–1.78× and first token 0.72–0.87 ms in all. On the new machine of the last entry (two runs):
+1.36–1.78× and first token 0.72–0.87 ms in all. On the new machine of the entry before the last (two runs):
 from a freshly collected heap 2.21× and 2.68× (not met), 2.34× and 2.10× with 10 KB (met), 2.07× and
-1.89× at 4,000 steps (met); steady state 1.44–1.75× and first token 0.78–0.92 ms. Before it, on
+1.89× at 4,000 steps (met); steady state 1.44–1.75× and first token 0.78–0.92 ms. With 128-step
+commits (the last entry) the machine was shared at load 4–19 and no run told the targets from the
+load. Before it, on
 the machine of 2026-12-06 evening (eight runs, the entry before): in
 steady state (the column of batches with no forced GC) all three hold in every run (1.52–1.88×),
 and so does the first-token one (0.63–0.81 ms); from a freshly collected heap (the bold column,
