@@ -59,6 +59,12 @@ export interface ServerOptions {
    * once it reads again; it never holds up the other clients.
    */
   streamBufferBytes?: number;
+  /**
+   * How long an event-stream client may leave bytes queued without its connection taking any
+   * (default 60 000 ms): past that its connection is closed, so a client that stopped reading
+   * holds no memory for good. EventSource reconnects and resumes from `Last-Event-ID`.
+   */
+  streamStallMs?: number;
   /** The eval report `GET /api/eval` shows (default `SWITCHBOARD_EVAL_FILE` or `.switchboard/eval/latest.json`). */
   evalFile?: string;
   /** How often a stream of a run executed elsewhere reads the store (default 1000 ms). */
@@ -143,8 +149,21 @@ export function createServer(options: ServerOptions): Workbench {
     models: options.models ?? [],
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streamBufferBytes: options.streamBufferBytes ?? 1024 * 1024,
+    streamStallMs: stallMsOf(options.streamStallMs),
     ...(options.evalFile === undefined ? {} : { evalFile: options.evalFile }),
   });
   mountWebAssets(app);
   return { app, runs, close: (timeoutMs) => runs.drain(timeoutMs) };
+}
+
+/** The longest a timer waits in Node. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** `streamStallMs`, checked: a whole number of milliseconds from 1 to 2,147,483,647. */
+function stallMsOf(value: unknown): number {
+  if (value === undefined) return 60_000;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+    throw new ServerError(`createServer: streamStallMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}; received ${JSON.stringify(value) ?? String(value)}`, { code: 'server_config' });
+  }
+  return value;
 }

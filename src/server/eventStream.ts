@@ -16,6 +16,12 @@ export interface EventStreamOptions {
    * it was (see `RunSubscription`).
    */
   bufferBytes: number;
+  /**
+   * How long a client may leave bytes queued for it without its connection taking any (ms): past
+   * that it is dropped (its connection closed), so a client that stopped reading holds no memory
+   * for good. An EventSource reconnects by itself and resumes from `Last-Event-ID`.
+   */
+  stallMs: number;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
   /**
@@ -35,7 +41,11 @@ interface SseSink {
   idle(): boolean;
   /** True once the client went away or the response was ended. */
   gone(): boolean;
+  /** Bytes the client's connection has taken so far (handed to it, less what is still queued). */
+  taken(): number;
   end(): void;
+  /** Closes the connection of a client that stopped reading, with what is queued for it. */
+  drop(): void;
 }
 
 const encoder = new TextEncoder();
@@ -77,8 +87,10 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
     const uncork = () => socket.uncork();
     const gone = () => outgoing.destroyed || outgoing.writableEnded || socket.destroyed;
     let resume = (): void => undefined;
+    let handed = 0;
     const raw = (bytes: Uint8Array): boolean => {
       if (gone()) return false;
+      handed += bytes.length;
       if (socket.writableCorked === 0) {
         socket.cork();
         process.nextTick(uncork);
@@ -98,14 +110,16 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
       event: (event) => raw(chunked ? event.chunk : event.frame),
       idle: () => socket.writableLength === 0,
       gone,
+      taken: () => handed - socket.writableLength,
       end: () => outgoing.end(),
+      drop: () => socket.destroy(),
     };
     const following = follow(hub, runId, options, sink);
     resume = following.resume;
     socket.on('drain', following.resume);
     outgoing.once('close', () => {
       socket.off('drain', following.resume);
-      following.stop();
+      following.release();
     });
     return RESPONSE_ALREADY_SENT;
   }
@@ -114,11 +128,13 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
     {
       start(controller) {
         let ended = false;
+        let handed = 0;
         following = follow(hub, runId, options, {
           write: (bytes) => {
             if (ended) return false;
             try {
               controller.enqueue(bytes);
+              handed += bytes.byteLength;
             } catch {
               ended = true;
               return false;
@@ -130,6 +146,15 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
           },
           idle: () => controller.desiredSize === options.bufferBytes,
           gone: () => ended,
+          taken: () => handed - (options.bufferBytes - (controller.desiredSize ?? options.bufferBytes)),
+          drop: () => {
+            ended = true;
+            try {
+              controller.error(new Error('the client stopped reading its event stream'));
+            } catch {
+              // Already cancelled by the client.
+            }
+          },
           end: () => {
             if (ended) return;
             ended = true;
@@ -143,7 +168,7 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
       },
       // The client read enough to have room again.
       pull: () => following?.resume(),
-      cancel: () => following?.stop(),
+      cancel: () => following?.release(),
     },
     { highWaterMark: options.bufferBytes, size: (chunk) => chunk.byteLength },
   );
@@ -151,7 +176,7 @@ export function eventStream(hub: RunHub, runId: string, options: EventStreamOpti
 }
 
 /** Subscribes the sink to the run's events; `resume` when it has room again, `stop` when the client left. */
-function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: SseSink): { resume(): void; stop(): void } {
+function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: SseSink): { resume(): void; stop(): void; release(): void } {
   let open = true;
   let subscription: RunSubscription | undefined;
   const send = (bytes: Uint8Array): boolean => {
@@ -171,6 +196,23 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
     stop();
     sink.end();
   };
+  // A client with bytes queued whose connection took none of them for stallMs is dropped, also
+  // after its stream ended (the end waits behind what is queued). Watched until the client is gone.
+  let taken = 0;
+  let stalledSince = Number.NaN;
+  const watch = setInterval(() => {
+    if (!open && sink.idle()) return clearInterval(watch);
+    const now = sink.taken();
+    if (sink.idle() || now > taken) stalledSince = Number.NaN;
+    else if (Number.isNaN(stalledSince)) stalledSince = Date.now();
+    else if (Date.now() - stalledSince >= options.stallMs) {
+      stop();
+      sink.drop();
+      return;
+    }
+    taken = now;
+  }, Math.max(10, Math.floor(options.stallMs / 4)));
+  watch.unref();
   const heartbeat = setInterval(() => {
     if (sink.idle()) send(HEARTBEAT);
   }, options.heartbeatMs);
@@ -197,5 +239,13 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
       close();
     },
   });
-  return { resume: () => subscription?.resume(), stop };
+  return {
+    resume: () => subscription?.resume(),
+    stop,
+    // The client's connection closed: nothing is left to watch.
+    release: () => {
+      stop();
+      clearInterval(watch);
+    },
+  };
 }

@@ -46,6 +46,8 @@ export interface ApiContext {
   heartbeatMs: number;
   /** Most bytes queued for one event-stream client (see `eventStream`). */
   streamBufferBytes: number;
+  /** See `ServerOptions.streamStallMs`. */
+  streamStallMs: number;
   /** The eval report `GET /api/eval` reads (default: see `readLatestEval`). */
   evalFile?: string;
 }
@@ -204,6 +206,7 @@ export function mountApiRoutes(app: Hono, ctx: ApiContext): void {
       afterSeq,
       heartbeatMs: ctx.heartbeatMs,
       bufferBytes: ctx.streamBufferBytes,
+      stallMs: ctx.streamStallMs,
       signal: c.req.raw.signal,
       ...(outgoing instanceof ServerResponse ? { outgoing } : {}),
     });
