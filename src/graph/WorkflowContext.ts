@@ -56,6 +56,14 @@ export class WorkflowContext {
   }
 
   /**
+   * @internal The signal of the node in flight, read only when asked for and still that node's
+   * after the context has moved on to the next one (what a typed workflow's step context keeps).
+   */
+  get nodeSignal(): { readonly signal: AbortSignal } {
+    return this.#signal === null && this.#signalSource !== null ? this.#signalSource : { signal: this.signal };
+  }
+
+  /**
    * Starts a node execution: sets the step and where the node's signal comes from (read when the
    * node first asks for it), restarts the per-step call counters of {@link once} and sets where
    * {@link report} sends events (null while nobody listens to the run).

@@ -3,6 +3,7 @@ import { StateModel } from '../state/StateModel.js';
 import { ContextKeyMissingError } from './ContextKeyMissingError.js';
 import { contextKey, type ContextKey } from './contextKey.js';
 import { JudgeVerdict } from './JudgeVerdict.js';
+import { giveStepSignal, stepSignalSource, type StepSignalSource } from './stepSignal.js';
 
 /** A key as the context accepts it: a typed {@link ContextKey}, or a plain name (any JSON value). */
 export type AnyKey<T> = ContextKey<T> | string;
@@ -71,6 +72,24 @@ export class AgentContext {
     return new AgentContext(values);
   }
 
+  /**
+   * The abort signal of the step this context was given to: it aborts when the run is cancelled
+   * (`signal` in the run options, `RunManager.cancel`, …) or its `maxDuration` budget is spent while
+   * the step is in flight. Pass it on to what a long step awaits (`fetch(url, { signal: ctx.signal })`)
+   * or check it in a loop (`ctx.signal.throwIfAborted()`), so the step stops with its run; a step
+   * that ignores it is abandoned and goes on in the background. Not part of the context's values
+   * (it is not JSON and is never stored); a context made from this one (`mutate()`, `mergeFrom`)
+   * has the same signal. Outside a run (a step's `execute` called directly) it never aborts.
+   *
+   * @example
+   * const fetchPage = step('fetch', async (ctx, url: string) => (await fetch(url, { signal: ctx.signal })).text());
+   */
+  get signal(): AbortSignal {
+    let source = stepSignalSource(this);
+    if (source?.signal === undefined) giveStepSignal(this, (source = { signal: new AbortController().signal }));
+    return source.signal!;
+  }
+
   /** The value under the key, or undefined. */
   get<T>(key: ContextKey<T>): T | undefined;
   get(key: string): unknown;
@@ -103,14 +122,14 @@ export class AgentContext {
 
   /** Starts a change: `ctx.mutate().with(key, value).build()` returns a new context. */
   mutate(): ContextBuilder {
-    return new ContextBuilder(this.#values);
+    return new ContextBuilder(this.#values, stepSignalSource(this));
   }
 
   /** This context overlaid with the donor's keys (the donor wins where both have a key). */
   mergeFrom(donor: AgentContext): AgentContext {
     const theirs = donor.toJSON();
     if (Object.keys(theirs).length === 0) return this;
-    return new AgentContext(Object.freeze({ ...this.#values, ...theirs }));
+    return withSignal(new AgentContext(Object.freeze({ ...this.#values, ...theirs })), stepSignalSource(this));
   }
 
   /** The keys this context sets differently from `base` (what a step wrote). */
@@ -134,11 +153,13 @@ export class AgentContext {
  */
 export class ContextBuilder {
   readonly #values: Record<string, unknown>;
+  readonly #signal: StepSignalSource | undefined;
   #changed = false;
 
   /** @internal made by `AgentContext.mutate()`. */
-  constructor(values: Readonly<Record<string, unknown>>) {
+  constructor(values: Readonly<Record<string, unknown>>, signal?: StepSignalSource) {
     this.#values = { ...values };
+    this.#signal = signal;
   }
 
   /** Sets the key (a typed key's value must pass its schema; the parsed value is kept). */
@@ -163,6 +184,12 @@ export class ContextBuilder {
 
   /** The new context. */
   build(): AgentContext {
-    return AgentContext.trusted(Object.freeze(this.#changed ? { ...this.#values } : this.#values));
+    return withSignal(AgentContext.trusted(Object.freeze(this.#changed ? { ...this.#values } : this.#values)), this.#signal);
   }
+}
+
+/** `ctx` with the signal of the context it was made from (see `AgentContext.signal`). */
+function withSignal(ctx: AgentContext, source: StepSignalSource | undefined): AgentContext {
+  if (source !== undefined) giveStepSignal(ctx, source);
+  return ctx;
 }

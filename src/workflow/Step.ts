@@ -14,6 +14,11 @@ export type StepKind = 'agent' | 'deterministic';
  */
 export interface Step<I = unknown, O = unknown> {
   readonly name: string;
+  /**
+   * Does the step's work. `ctx.signal` aborts when the run is cancelled or its `maxDuration` budget
+   * is spent while the step runs: a long step passes it on (`fetch(url, { signal: ctx.signal })`)
+   * or checks it (`ctx.signal.throwIfAborted()`) to stop with its run.
+   */
   execute(ctx: AgentContext, input: I): O | Promise<O>;
   updateContext?(ctx: AgentContext, output: O): AgentContext;
   /** The input schema (typed loosely so a step that accepts anything fits after any step; `execute` carries `I`). */
@@ -48,10 +53,12 @@ export function checkStepName(name: unknown, where: string): string {
 }
 
 /**
- * Makes a step from a function.
+ * Makes a step from a function. The function gets the step's context (its `signal` aborts when the
+ * run is cancelled or runs out of `maxDuration`) and the previous step's output.
  *
  * @example
  * const words = step('count-words', (_ctx, text: string) => text.split(/\s+/).length, { output: z.number() });
+ * const page = step('fetch', async (ctx, url: string) => (await fetch(url, { signal: ctx.signal })).text());
  */
 export function step<I, O>(name: string, fn: (ctx: AgentContext, input: I) => O | Promise<O>, options: StepOptions<I, O> = {}): Step<I, O> {
   checkStepName(name, 'step()');

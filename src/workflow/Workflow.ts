@@ -20,6 +20,7 @@ import type { RunStore } from '../persistence/RunStore.js';
 import type { PersonReply } from './personRouter.js';
 import { CAN_WAIT, RUN_CHILD, runSubWorkflow, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
+import { stepSignal } from './stepSignal.js';
 import { loopOf, parallelOf, supervisorOf, type LoopShortcut, type ParallelShortcut, type SupervisorShortcut } from './WorkflowShortcuts.js';
 
 /**
@@ -235,9 +236,12 @@ export class Workflow<I = unknown, O = unknown> implements Step<I, O>, GraphSour
     return this.asGraph();
   }
 
-  /** As a step of another workflow: runs as a child machine with the parent's context; its final context is merged back. */
+  /**
+   * As a step of another workflow: runs as a child machine with the parent's context; its final
+   * context is merged back. Called from a step's own code, it is cancelled with that step (`ctx.signal`).
+   */
   async execute(ctx: AgentContext, input: I): Promise<O> {
-    return (await runSubWorkflow(this, ctx, input)).output as O;
+    return (await runSubWorkflow(this, ctx, input, undefined, undefined, stepSignal(ctx))).output as O;
   }
 
   /** @internal how the engine runs this workflow as a step: output and final context. */

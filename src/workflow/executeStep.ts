@@ -9,7 +9,7 @@ import type { Step } from './Step.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
 import { RUN_CHILD, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
-import { giveStepSignal } from './stepSignal.js';
+import { giveStepSignal, type StepSignalSource } from './stepSignal.js';
 
 /** The engine's own bookkeeping keys in a graph's state: not part of a workflow's context. */
 const ENGINE_KEYS: ReadonlySet<string> = new Set(['currentNodeId', 'currentRequest', 'lastResult', 'lastNodeId']);
@@ -64,14 +64,16 @@ export function executeStep(step: Step, ctx: AgentContext, input: unknown, scope
 /**
  * {@link executeStep}, with the outcome of a step that answers at once (not a sub-workflow, an
  * `execute` that returns no promise) given back at once: a loop of such steps makes no promise
- * here. A failure of such a step throws.
+ * here. A failure of such a step throws. `signal`: where the step's `ctx.signal` comes from when
+ * there is no `scope` (a step of the graph, whose node's signal is made only if the step reads it).
  */
-export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume): StepDone | Promise<StepDone> {
+export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume, signal?: StepSignalSource): StepDone | Promise<StepDone> {
   const context = ctx.get(AgentContext.CURRENT_STEP) === step.name ? ctx : ctx.mutate().with(AgentContext.CURRENT_STEP, step.name).build();
   const given = step.input === undefined ? input : parse(step.input, input, step.name, 'input');
   const child = (step as { [RUN_CHILD]?: (ctx: AgentContext, input: unknown, scope?: StepScope, resume?: ChildResume) => Promise<SubWorkflowOutcome> })[RUN_CHILD];
   if (child === undefined) {
-    if (scope?.signal !== undefined) giveStepSignal(context, scope.signal);
+    const source = scope?.signal !== undefined ? scope : signal;
+    if (source !== undefined) giveStepSignal(context, source);
     const output: unknown = step.execute(context, given);
     if (isThenable(output)) return Promise.resolve(output).then((settled) => finishStep(step, context, settled));
     return finishStep(step, context, output);

@@ -9,6 +9,7 @@ import { GateDecision, type JudgeVerdict } from './JudgeVerdict.js';
 import { gateKey } from './workflowKeys.js';
 import { handOn } from './workflowNodes.js';
 import { deadlineKey } from './personRouter.js';
+import { giveStepSignal } from './stepSignal.js';
 
 type GateRuntime = Extract<NodeRuntime, { type: 'gate' }>;
 
@@ -34,6 +35,8 @@ export function gateNode(nodeId: string, rt: GateRuntime): NodeFunction {
   return async (wctx, request) => {
     const before = contextFromState(wctx.state);
     let ctx = before.mutate().with(AgentContext.CURRENT_STEP, nodeId).build();
+    // The judges, the reflector and updateContext see the node's signal as `ctx.signal`.
+    giveStepSignal(ctx, wctx.nodeSignal);
     const person = rt.gate.waitsForPerson;
     if (person !== undefined && rt.person !== null) {
       // The deadline is stored with the run, so it holds across restarts.

@@ -54,7 +54,8 @@ export const early = (value: unknown, end: EarlyEnd['end'], message?: string): A
  */
 function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): NodeFunction {
   // Only a sub-workflow needs the step's scope (its runtime, path and abort signal), and a model step
-  // its signal (so a cancelled run stops its call): the signal is made for them alone.
+  // its signal (so a cancelled run stops its call), at once; any other step gets the node's signal
+  // as `ctx.signal`, made only if the step reads it.
   const nested = typeof (rt.step as { [RUN_CHILD]?: unknown })[RUN_CHILD] === 'function' || rt.step.kind === 'agent';
   return (wctx, request) => {
     const before = contextFromState(wctx.state);
@@ -65,7 +66,7 @@ function stepNode(nodeId: string, rt: Extract<NodeRuntime, { type: 'step' }>): N
     const resume = held !== undefined && reply !== undefined ? { held, reply } : undefined;
     let done: StepDone | Promise<StepDone>;
     try {
-      done = executeStepNow(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId, signal: wctx.signal }, resume);
+      done = executeStepNow(rt.step, before, request.input, runtime === undefined ? undefined : { runtime, runId: wctx.runId, nodeId, signal: wctx.signal }, resume, wctx.nodeSignal);
       if (!(done instanceof Promise)) return stepWritten(nodeId, rt, wctx, before, done);
     } catch (error) {
       return stepFailed(nodeId, rt, wctx, request.input, error);
