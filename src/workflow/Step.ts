@@ -7,7 +7,8 @@ export type StepKind = 'agent' | 'deterministic';
 
 /**
  * One unit of a workflow: takes the previous step's output as its input and returns its own
- * output, which flows on as the next step's input. `updateContext` is called after `execute`
+ * output, which flows on as the next step's input. The output must be JSON (it is stored with the
+ * run): one that is not fails the step with a `not_json` error naming the step and the place. `updateContext` is called after `execute`
  * with its output and returns the context the next steps see: values flow through outputs,
  * metadata through the context. `input` / `output` schemas make the step typed: values are
  * parsed at run time and `assertTypeCompatible` checks neighbours without running anything.

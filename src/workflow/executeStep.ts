@@ -4,6 +4,7 @@ import { SwitchboardError } from '../errors/SwitchboardError.js';
 import { WorkflowExecutionError } from '../errors/WorkflowExecutionError.js';
 import type { WorkflowContext } from '../graph/WorkflowContext.js';
 import { isThenable } from '../graph/catchThenable.js';
+import { findNotJson } from '../graph/assertJson.js';
 import { AgentContext } from './AgentContext.js';
 import type { Step } from './Step.js';
 import type { ErrorMatcher } from './WorkflowBlock.js';
@@ -90,10 +91,26 @@ export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, sc
   });
 }
 
-/** A step's output checked against its schema, then `updateContext` with it. */
+/**
+ * A step's output as JSON, in memory exactly as in a stored run (whose snapshot holds it): one JSON
+ * cannot represent fails the step here, naming the step and where in the output it is, instead of
+ * failing only a stored run at its next checkpoint.
+ */
+function checkJson(step: Step, output: unknown): void {
+  const place = findNotJson(output, 'output');
+  if (place === null) return;
+  const what = place.what === null ? 'refers back to itself (a cycle)' : `holds ${place.what}`;
+  throw new WorkflowExecutionError(
+    `step "${step.name}" returned an output JSON cannot represent: ${place.at} ${what}; a step's output goes on to the next step and is stored with the run, so return plain objects, arrays, strings, finite numbers, booleans or null (a Date as an ISO string, a Map as an object)`,
+    { code: 'not_json', nodeId: step.name },
+  );
+}
+
+/** A step's output checked against its schema and as JSON, then `updateContext` with it. */
 function finishStep(step: Step, stepContext: AgentContext, answer: unknown): StepDone {
   let context = stepContext;
   const output = step.output !== undefined ? parse(step.output, answer, step.name, 'output') : answer;
+  checkJson(step, output);
   if (step.updateContext !== undefined) {
     const next: unknown = step.updateContext(context, output);
     if (!(next instanceof AgentContext)) {
