@@ -40,7 +40,9 @@ export interface CoordinatorOptions {
   resultsKey?: string;
   /**
    * Why a specialist's final state asks for a human, or null. Default: `needsHuman: true` (with
-   * `handoffReason`), or a `handoff: { reason }` record.
+   * `handoffReason`), or a `handoff: { reason }` record. One that throws fails the run, whatever
+   * `onFailure` says: a `WorkflowExecutionError` (`node_failed`) naming the coordinator node, the
+   * task and what was thrown; the other tasks are cancelled.
    */
   needsHuman?: (state: Record<string, unknown>) => string | null;
 }

@@ -14,7 +14,8 @@ function copyContext(context: JoinContext): JoinContext {
 }
 
 /**
- * Runs a step of the join; when it throws (a `needsHuman` of the user's that throws, say), every
+ * Runs a step of the join; when it throws (a fault of the join itself: user callbacks such as
+ * `needsHuman` are caught where they are called and fail the dispatch as data), every
  * specialist still out is stopped first (and its stored run cancelled, on the queue), so that the
  * join's error, which fails the run, leaves none of them running (and writing events) after the run
  * has returned.

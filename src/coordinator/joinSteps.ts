@@ -168,11 +168,38 @@ export class JoinSteps {
     const slot = this.#ctx.slots[index]!;
     const task = this.#ctx.tasks[index]!;
     this.#release(index, false);
-    const result =
-      'output' in outcome
-        ? resultOf(task, index, this.#config, outcome.output, slot.attempt)
-        : endedResult(task, index, this.#runIdOf(index), 'failed', `specialist failed: ${describeThrown(outcome.error)}`, serializeError(outcome.error), slot.attempt);
+    if (!('output' in outcome)) {
+      this.settle(index, endedResult(task, index, this.#runIdOf(index), 'failed', `specialist failed: ${describeThrown(outcome.error)}`, serializeError(outcome.error), slot.attempt));
+      return;
+    }
+    let result: TaskResult;
+    try {
+      result = resultOf(task, index, this.#config, outcome.output, slot.attempt);
+    } catch (thrown) {
+      this.#needsHumanThrew(index, outcome.output, thrown);
+      return;
+    }
     this.settle(index, result);
+  }
+
+  /**
+   * The coordinator's `needsHuman` threw on a task's final state: the user's check is broken, so
+   * no result can be trusted. The task is recorded failed, the rest are cancelled and the dispatch
+   * fails (`node_failed`, naming the coordinator, the task and what was thrown), whatever the
+   * failure policy; no retry (the same state would throw again).
+   */
+  #needsHumanThrew(index: number, output: GraphMachineOutput, thrown: unknown): void {
+    const ctx = this.#ctx;
+    const task = ctx.tasks[index]!;
+    const label = taskLabel(task.kind, index);
+    const why = `needsHuman threw on ${label}'s final state: ${describeThrown(thrown)}`;
+    const error: SerializedError = { name: 'WorkflowExecutionError', code: 'node_failed', message: `coordinator "${ctx.nodeId}": ${why}` };
+    const result = resultOf(task, index, { exportState: this.#config.exportState, needsHuman: () => null }, output, ctx.slots[index]!.attempt);
+    this.#record(index, { ...result, status: 'failed', reason: why, error });
+    const cancelled = this.#cancelRest(`cancelled because the coordinator's needsHuman threw on ${label}`);
+    if (ctx.failure !== null) return;
+    const others = cancelled === 0 ? '' : `; ${cancelled} other task${cancelled === 1 ? '' : 's'} cancelled`;
+    ctx.failure = { ...error, message: `${error.message}${others}; needsHuman must return a reason (a string) or null for any specialist state, without throwing` };
   }
 
   /** An attempt ran out of time: it is stopped and counts as a failure. */

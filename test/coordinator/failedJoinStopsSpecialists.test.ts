@@ -45,7 +45,7 @@ function setup() {
   return { graph, seen, release };
 }
 
-describe('a join that fails', () => {
+describe('a dispatch that fails (its needsHuman throws)', () => {
   for (const where of ['memory', 'SQLite file'] as const) {
     it(`stops the specialists still out before the run returns; none of them runs on or emits afterwards (${where})`, async () => {
       const { graph, seen, release } = setup();
@@ -53,8 +53,8 @@ describe('a join that fails', () => {
       const events: WorkflowEvent[] = [];
       const run = await graph.run('x', { onEvent: (e) => events.push(e), ...(store === undefined ? {} : { store }) });
       expect(run.status).toBe('failed');
-      expect(run.error?.code).toBe('internal');
-      expect(run.error?.message).toContain("the join failed: Cannot read properties of undefined (reading 'reason')");
+      expect(run.error?.code).toBe('node_failed');
+      expect(run.error?.message).toContain("needsHuman threw on a[2]'s final state: Cannot read properties of undefined (reading 'reason')");
       expect(seen.aborted).toBe(true);
       const returned = events.length;
       expect(events.at(-1)?.type).toBe('run.completed');

@@ -11,7 +11,7 @@ import { planDispatchGraph } from '../support/planDispatchGraph.js';
 
 /**
  * A coordinator whose specialists are stored runs of their own (a worker of the run queue), and whose
- * join fails: its needsHuman throws on the quick task's state. The slow task's run is running on
+ * dispatch fails: its needsHuman throws on the quick task's state. The slow task's run is running on
  * another worker (its node held by the test) when the coordinator run fails.
  */
 function setup() {
@@ -44,7 +44,7 @@ function setup() {
   return { graph, store, advance, release, slowStarted, worked };
 }
 
-describe('a coordinator run on the queue whose join fails', () => {
+describe('a coordinator run on the queue whose dispatch fails', () => {
   it('cancels its specialist run still running: it stops at its next checkpoint instead of working on for nobody', async () => {
     const s = setup();
     await insertQueuedRun(s.graph.toMachine(), 'composite', { store: s.store, runId: 'parent1' });
@@ -55,10 +55,10 @@ describe('a coordinator run on the queue whose join fails', () => {
     await s.slowStarted;
     expect((await s.store.getRun('parent1:2:1'))?.status).toBe('running');
     await s.advance('parent1:2:2', 'w3');
-    // The coordinator run looks again: its join fails on the quick task's state.
+    // The coordinator run looks again: its dispatch fails on the quick task's state.
     const failed = (await s.advance('parent1', 'w1')) as { run: WorkflowRun };
     expect(failed.run.status).toBe('failed');
-    expect(failed.run.error?.message).toContain("the join failed: Cannot read properties of undefined (reading 'reason')");
+    expect(failed.run.error?.message).toContain("needsHuman threw on a[2]'s final state: Cannot read properties of undefined (reading 'reason')");
     expect((await s.store.getRun('parent1'))?.status).toBe('failed');
     // Its specialist run still out is cancelled in the store (the cancel is not awaited by the leg).
     await until('the slow specialist run to be cancelled', async () => (await s.store.getRun('parent1:2:1'))?.status === 'cancelled', { ms: 10_000 });
