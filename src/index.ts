@@ -73,9 +73,9 @@ export { TransitionRecord, START_STATE, END_PREFIX, endState, statusOfState } fr
 /** Turns a run's events (live or stored) into its transition records. */
 export { TransitionTracker, priceTableCost, type TrackedEvent, type CostOf, type CostOptions } from './analytics/TransitionTracker.js';
 /** Transition records kept column by column (no object per record until one is read), for a TransitionTracker. */
-export { TransitionColumns, type TransitionRun } from './analytics/TransitionColumns.js';
+export { TransitionColumns } from './analytics/TransitionColumns.js';
 /** Takes a TransitionTracker's records field by field, with no record object made for them. */
-export type { TransitionSink } from './analytics/TransitionSink.js';
+export type { TransitionRun, TransitionSink } from './analytics/TransitionSink.js';
 /** A recorder that hands each step transition of a run (and its specialists) to you, or keeps it. */
 export { TransitionRecorder, type TransitionRecorderOptions } from './analytics/TransitionRecorder.js';
 /** A recorder that appends each step transition of a run to a JSON Lines file. */

@@ -4,7 +4,7 @@ import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { END_PREFIX } from './TransitionRecord.js';
-import type { TransitionRun } from './TransitionColumns.js';
+import type { TransitionRun } from './TransitionSink.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
 import { TransitionLineEncoder } from './TransitionLineEncoder.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';

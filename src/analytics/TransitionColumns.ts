@@ -1,12 +1,5 @@
 import type { TransitionRecord } from './TransitionRecord.js';
-import type { TransitionSink } from './TransitionSink.js';
-
-/** The fields of a transition that stay the same for a whole run (or specialist run): one object per run, shared by its records. */
-export interface TransitionRun {
-  readonly runId: string;
-  readonly workflow: string;
-  readonly path: string;
-}
+import type { TransitionRun, TransitionSink } from './TransitionSink.js';
 
 /** Numbers kept per record: at, durationMs, tokens, costUsd (NaN: none). */
 const NUMBERS = 4;

@@ -1,5 +1,5 @@
 import type { TransitionRecord } from './TransitionRecord.js';
-import type { TransitionRun } from './TransitionColumns.js';
+import type { TransitionRun } from './TransitionSink.js';
 import type { TransitionSink } from './TransitionSink.js';
 
 /** A remembered piece of a line: its UTF-8 bytes. */

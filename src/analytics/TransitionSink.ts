@@ -1,4 +1,9 @@
-import type { TransitionRun } from './TransitionColumns.js';
+/** The fields of a transition that stay the same for a whole run (or specialist run): one object per run, shared by its records. */
+export interface TransitionRun {
+  readonly runId: string;
+  readonly workflow: string;
+  readonly path: string;
+}
 
 /**
  * Takes a `TransitionTracker`'s records field by field, with no record object made for them: the

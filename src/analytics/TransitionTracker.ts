@@ -4,7 +4,7 @@ import { AnalyticsError } from '../errors/AnalyticsError.js';
 import { describeValue } from '../graph/describeValue.js';
 import { END_PREFIX, endState, START_STATE, type TransitionRecord } from './TransitionRecord.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
-import type { TransitionRun } from './TransitionColumns.js';
+import type { TransitionRun } from './TransitionSink.js';
 import type { TransitionSink } from './TransitionSink.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 

@@ -1,8 +1,7 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { RunManager, StateGraph, forkRun, resumeRun, retryRun, stateAt, type RunStore } from '../../src/index.js';
+import { useExecLog } from '../support/execLog.js';
 import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 import { signoffGraph } from '../fixtures/timeTravelGraphs.js';
 
@@ -10,26 +9,13 @@ import { signoffGraph } from '../fixtures/timeTravelGraphs.js';
  * A fork that is continued by something other than `forkRun` itself — a resume, a recovery, an
  * operator's retry — still replays its parent's steps rather than executing them again.
  */
-let execLog = '';
-beforeEach(() => {
-  execLog = join(mkdtempSync(join(tmpdir(), 'sb-forkon-')), 'exec.log');
-  writeFileSync(execLog, '');
-  process.env['TRAVEL_EXEC_LOG'] = execLog;
-});
-afterEach(() => {
-  delete process.env['TRAVEL_EXEC_LOG'];
-});
-function executedSince(): string[] {
-  const lines = readFileSync(execLog, 'utf8').split('\n').filter(Boolean);
-  writeFileSync(execLog, '');
-  return lines;
-}
+const { executedSince, file: execLog } = useExecLog();
 
 /** a → b → c → d, each logged when it executes; `d` fails while `failing.on` is set. */
 const failing = { on: false };
 function chainGraph(): StateGraph {
   const node = (id: string) => (ctx: { put(key: string, value: unknown): void }, request: { input: unknown }) => {
-    appendFileSync(execLog, `${id}\n`);
+    appendFileSync(execLog(), `${id}\n`);
     if (id === 'd' && failing.on) throw new Error('payments service unavailable');
     ctx.put(id, true);
     return `${String(request.input)}>${id}`;

@@ -1,10 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OfflineModel, RunManager, StateGraph, StateValidationError, forkRun, stateAt, type RunStore, type WorkflowRun } from '../../src/index.js';
 import { customerService } from '../../machines/customerService.js';
 import { scenarioMetadata, scenarios } from '../../machines/scenarios.js';
+import { useExecLog } from '../support/execLog.js';
 import { memoryTarget, postgresTarget, sqliteTarget, useStoreTarget, type StoreTarget } from '../persistence/storeTargets.js';
 import { graphs as travelGraphs, tallyGraph } from '../fixtures/timeTravelGraphs.js';
 
@@ -19,21 +17,7 @@ const plain = (run: WorkflowRun) => ({ status: run.status, outputText: run.outpu
 const withoutTimes = (run: WorkflowRun) =>
   JSON.parse(JSON.stringify(plain(run)).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replaceAll(run.runId, '<run>')) as unknown;
 
-let execLog = '';
-beforeEach(() => {
-  execLog = join(mkdtempSync(join(tmpdir(), 'sb-fork-')), 'exec.log');
-  writeFileSync(execLog, '');
-  process.env['TRAVEL_EXEC_LOG'] = execLog;
-});
-afterEach(() => {
-  delete process.env['TRAVEL_EXEC_LOG'];
-});
-/** The nodes executed since the last call. */
-function executedSince(): string[] {
-  const lines = readFileSync(execLog, 'utf8').split('\n').filter(Boolean);
-  writeFileSync(execLog, '');
-  return lines;
-}
+const { executedSince } = useExecLog();
 
 const targets: [string, () => StoreTarget][] = [
   ['memory', memoryTarget],

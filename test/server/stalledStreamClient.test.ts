@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { SqliteRunStore, StateGraph, startServer, type RunningServer } from '../../src/index.js';
 
 /** a ⇄ b for 48 steps, each putting 528 KB of text into the state: about 25 MB of events, several times what a loopback connection whose reader stopped takes in (about 4 MB here). */
@@ -39,15 +40,6 @@ async function health(server: RunningServer): Promise<{ subscribers: number; pau
   return (await (await fetch(new URL('/api/health', server.url))).json()) as { subscribers: number; pausedSubscribers: number };
 }
 
-async function until(what: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await what()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return what();
-}
-
 describe('an event-stream client that stops reading', () => {
   it('is dropped once its connection has taken nothing for streamStallMs; a slow reader that keeps reading is not', async () => {
     const store = new SqliteRunStore({ file: join(mkdtempSync(join(tmpdir(), 'sb-stall-')), 'runs.db') });
@@ -68,7 +60,7 @@ describe('an event-stream client that stops reading', () => {
       // Dropped: its stream stops short of the end event, and the server holds nothing for it.
       expect(got).not.toContain('event: end');
       const seen = [...got.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-      expect(await until(async () => (await health(server)).subscribers <= 1, 5_000)).toBe(true);
+      await until('the dropped client to be unsubscribed', async () => (await health(server)).subscribers <= 1, { ms: 5_000 });
       // Reconnecting from its last id (as EventSource does) gives it the rest, each event once.
       const rest = await fetch(new URL(`/api/runs/${runId}/stream`, server.url), { headers: { 'last-event-id': String(seen.at(-2) ?? 0) } });
       const restIds = [...(await rest.text()).matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
@@ -76,11 +68,11 @@ describe('an event-stream client that stops reading', () => {
       expect(seen.length).toBeLessThan(stored.length);
       expect([...seen.slice(0, -1), ...restIds]).toEqual(stored);
       // The slow one read everything, to the end event.
-      expect(await until(async () => slow.received().includes('event: end'), 60_000)).toBe(true);
+      await until('the slow reader to read to the end event', () => slow.received().includes('event: end'), { ms: 60_000 });
       const ids = [...slow.received().matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
       expect(ids).toEqual(stored);
       slow.socket.destroy();
-      expect(await until(async () => (await health(server)).subscribers === 0, 5_000)).toBe(true);
+      await until('no subscriber left', async () => (await health(server)).subscribers === 0, { ms: 5_000 });
     } finally {
       await server.stop();
       await store.close();
