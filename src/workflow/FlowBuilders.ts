@@ -43,10 +43,12 @@ export class BranchOtherwise<I, C, A> {
 export class LoopBuilder<I, C, B> {
   readonly #body: WorkflowBlock[] = [];
 
+  /** `times`: the body runs exactly that many times (see `Workflow.loop(name).times(n)`); the predicate is then not called. */
   constructor(
     private readonly owner: Workflow<I, C>,
     private readonly mode: 'while' | 'do',
     private readonly predicate: FlowPredicate,
+    private readonly times?: number,
   ) {}
 
   /** Adds a step to the loop's body. */
@@ -63,7 +65,9 @@ export class LoopBuilder<I, C, B> {
   /** Closes the loop; the workflow goes on with the loop's last value. */
   end(): Workflow<I, B> {
     if (this.#body.length === 0) throw new GraphDefinitionError(`workflow "${this.owner.name}": a loop needs at least one step before end()`);
-    return this.owner.addBlock<B>({ type: 'loop', mode: this.mode, predicate: this.predicate, body: this.#body });
+    const block: WorkflowBlock = { type: 'loop', mode: this.mode, predicate: this.predicate, body: this.#body };
+    if (this.times !== undefined) block.times = this.times;
+    return this.owner.addBlock<B>(block);
   }
 }
 

@@ -22,6 +22,7 @@ export type WorkflowBlock =
   | { type: 'gather'; steps: Step[] }
   | { type: 'parallel'; steps: Step[] }
   | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step }
+  /** `times`: a `times(n)` loop, which ends after its own n passes (its predicate is not called) and is not counted by the loop fuse. */
   | { type: 'loop'; mode: 'while' | 'do'; predicate: FlowPredicate; body: WorkflowBlock[]; times?: number }
   | { type: 'decision'; model: ModelClient; prompt?: string; options: Array<{ name: string; step: Step }> }
   | {

@@ -1,6 +1,6 @@
 import { GraphDefinitionError } from '../errors/GraphDefinitionError.js';
 import type { ModelClient } from '../model/ModelClient.js';
-import { AgentContext } from './AgentContext.js';
+import { LoopBuilder } from './FlowBuilders.js';
 import type { Step } from './Step.js';
 import type { FlowPredicate } from './WorkflowBlock.js';
 import { Workflow, type GatherOutputs } from './Workflow.js';
@@ -16,10 +16,15 @@ export class LoopShortcut<I, C> {
     return this as unknown as LoopShortcut<I, N>;
   }
 
-  /** The body runs exactly `n` times (a while-loop on `ITERATION_COUNT`). */
+  /**
+   * The body runs exactly `n` times (a while-loop on its own pass count, which `ITERATION_COUNT`
+   * shows). Its passes are not counted by the run's loop fuse (`maxIterations`, default 100): `n`
+   * already bounds them, so `times(500)` runs 500 passes without raising `maxIterations`, and the
+   * fuse is left whole for the loops that end on a condition (a `repeatUntil` around it, say).
+   */
   times(n: number): Workflow<I, C> {
     if (!Number.isInteger(n) || n < 0) throw new GraphDefinitionError(`Workflow.loop("${this.name}").times(${String(n)}): use a whole number ≥ 0`);
-    return this.#close(Workflow.define<I>(this.name).repeatUntil((ctx) => (ctx.get(AgentContext.ITERATION_COUNT) ?? 0) >= n));
+    return this.#close(new LoopBuilder<I, I, I>(Workflow.define<I>(this.name), 'while', () => false, n));
   }
 
   /** The body runs, then again until `pred(ctx, output)` holds (a do-while loop). */

@@ -16,7 +16,8 @@ export type NodeRuntime =
   | { type: 'sub-wait'; step: string; workflow: string }
   | { type: 'gateway'; predicate: FlowPredicate }
   | { type: 'loop-entry'; loop: string; mode: 'while' | 'do' }
-  | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate }
+  /** `times`: a `times(n)` loop, ending after its own n passes, which the loop fuse does not count. */
+  | { type: 'loop-check'; loop: string; mode: 'while' | 'do'; predicate: FlowPredicate; times?: number }
   | { type: 'loop-exit' }
   | { type: 'fork'; mode: 'gather' | 'parallel'; branches: string[]; join: string; recoveries: Readonly<Record<string, Recovery[]>>; canWait: boolean }
   | { type: 'fan-out'; itemsOf: (ctx: AgentContext, input: unknown) => unknown[] | Promise<unknown[]>; stepFor: (item: unknown, index: number) => Step; join: string; template: string; recoveries: Recovery[]; waits: string }
@@ -177,8 +178,9 @@ export function compileWorkflow(name: string, blocks: WorkflowBlock[], handlers:
         const loop = id('loop');
         const check = id('loop-check');
         const exit = id('loop-exit');
-        add({ id: loop, type: 'loop-entry', label: block.mode === 'while' ? 'repeatUntil' : 'repeatUntilOutput' }, { type: 'loop-entry', loop, mode: block.mode });
-        add({ id: check, type: 'loop-check', label: loop }, { type: 'loop-check', loop, mode: block.mode, predicate: block.predicate });
+        const label = block.times !== undefined ? `times(${block.times})` : block.mode === 'while' ? 'repeatUntil' : 'repeatUntilOutput';
+        add({ id: loop, type: 'loop-entry', label }, { type: 'loop-entry', loop, mode: block.mode });
+        add({ id: check, type: 'loop-check', label: loop }, { type: 'loop-check', loop, mode: block.mode, predicate: block.predicate, ...(block.times === undefined ? {} : { times: block.times }) });
         add({ id: exit, type: 'loop-exit', label: loop }, { type: 'loop-exit' });
         const body = chain(block.body);
         if (block.mode === 'while') {

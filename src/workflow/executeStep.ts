@@ -11,6 +11,7 @@ import type { ErrorMatcher } from './WorkflowBlock.js';
 import { RUN_CHILD, type ChildResume, type SubWorkflowOutcome } from './runSubWorkflow.js';
 import type { StepScope } from './WorkflowLane.js';
 import { giveStepSignal, type StepSignalSource } from './stepSignal.js';
+import { LOOP_KEY_PREFIX } from './workflowKeys.js';
 
 /** The engine's own bookkeeping keys in a graph's state: not part of a workflow's context. */
 const ENGINE_KEYS: ReadonlySet<string> = new Set(['currentNodeId', 'currentRequest', 'lastResult', 'lastNodeId']);
@@ -83,6 +84,14 @@ export function executeStepNow(step: Step, ctx: AgentContext, input: unknown, sc
     // A sub-workflow: its final context is merged back (donor wins), but the run's own identity stays.
     const merged = context.mergeFrom(AgentContext.from(done.context)).mutate();
     for (const key of [AgentContext.WORKFLOW_RUN_ID, AgentContext.WORKFLOW_NAME, AgentContext.CURRENT_STEP]) {
+      const own = context.get(key);
+      if (own === undefined) merged.without(key);
+      else merged.with(key, own);
+    }
+    // So do the parent's loop counters: a child's loop may have the same node id as the parent's
+    // loop it runs in (both "loop"), and its count must not become the parent's.
+    for (const key of Object.keys(done.context)) {
+      if (!key.startsWith(LOOP_KEY_PREFIX)) continue;
       const own = context.get(key);
       if (own === undefined) merged.without(key);
       else merged.with(key, own);

@@ -15,7 +15,11 @@ import { watchDeadline, type DeadlineOptions } from './watchDeadline.js';
 export interface WorkflowRunOptions extends Omit<RunOptions, 'state'> {
   /** The context the run starts with. */
   context?: AgentContext | Record<string, unknown>;
-  /** The fuse: at most this many loop passes per run (default 100); spent, the run ends `max-steps`. */
+  /**
+   * The fuse: at most this many loop passes per run (default 100); spent, the run ends `max-steps`.
+   * It counts the passes of loops that end on a condition (`repeatUntil`, `repeatUntilOutput`,
+   * `loop().until`, supervisor rounds); a `loop().times(n)` loop's passes are bounded by `n` and not counted.
+   */
   maxIterations?: number;
 }
 

@@ -1,6 +1,6 @@
 /** Context keys the workflow engine itself writes (besides `AgentContext`'s well-known keys). */
 export const WORKFLOW_KEYS = {
-  /** Loop passes made so far in the run (the fuse counts them). */
+  /** Loop passes made so far in the run by loops that end on a condition (the fuse counts them; `times(n)` passes are not). */
   loopPasses: 'workflow.loopPasses',
   /** The fuse: at most this many loop passes per run (`maxIterations`, default 100). */
   maxIterations: 'workflow.maxIterations',
@@ -11,8 +11,10 @@ export const WORKFLOW_KEYS = {
 /** The default loop fuse. */
 export const DEFAULT_LOOP_FUSE = 100;
 
+/** Where the loops' pass counts are kept (one key per loop node). */
+export const LOOP_KEY_PREFIX = 'workflow.loop:';
 /** The pass count of one loop. */
-export const loopKey = (loop: string): string => `workflow.loop:${loop}`;
+export const loopKey = (loop: string): string => `${LOOP_KEY_PREFIX}${loop}`;
 /** Retries a gate has made. */
 export const gateKey = (gate: string): string => `workflow.gate:${gate}`;
 /** Branch outputs of a fork while it runs. */

@@ -147,10 +147,15 @@ function loopEntry(rt: Extract<NodeRuntime, { type: 'loop-entry' }>): NodeFuncti
 const countPass = (value: unknown): number => (typeof value === 'number' ? value : 0) + 1;
 const maxIterations = (value: unknown): number => (typeof value === 'number' ? value : DEFAULT_LOOP_FUSE);
 
-/** Checks a loop's predicate: exit when it holds; else count a pass (the fuse first) and go round. A predicate that answers at once is not awaited. */
+/**
+ * Checks a loop's predicate: exit when it holds; else count a pass (the fuse first) and go round. A
+ * predicate that answers at once is not awaited. A `times(n)` loop exits after its own n passes
+ * (an inner loop's `ITERATION_COUNT` does not confuse it) and leaves the fuse alone.
+ */
 function loopCheck(rt: Extract<NodeRuntime, { type: 'loop-check' }>): NodeFunction {
   return (wctx, request) => {
     const ctx = contextFromState(wctx.state);
+    if (rt.times !== undefined) return loopChecked(rt, wctx, ctx, request.input, ((ctx.get(loopKey(rt.loop)) as number | undefined) ?? 0) >= rt.times);
     const holds = rt.predicate(ctx, request.input);
     if (isThenable(holds)) return Promise.resolve(holds).then((settled) => loopChecked(rt, wctx, ctx, request.input, settled));
     return loopChecked(rt, wctx, ctx, request.input, holds);
@@ -159,10 +164,12 @@ function loopCheck(rt: Extract<NodeRuntime, { type: 'loop-check' }>): NodeFuncti
 
 function loopChecked(rt: Extract<NodeRuntime, { type: 'loop-check' }>, wctx: WorkflowContext, ctx: AgentContext, input: unknown, holds: unknown): AgentResult {
   if (holds) return handOn(input, 'loop-exit');
-  const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
-  if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(input, 'max-steps');
+  if (rt.times === undefined) {
+    const passes = countPass(wctx.get(WORKFLOW_KEYS.loopPasses));
+    if (passes > maxIterations(wctx.get(WORKFLOW_KEYS.maxIterations))) return early(input, 'max-steps');
+    wctx.put(WORKFLOW_KEYS.loopPasses, passes);
+  }
   const count = (ctx.get(loopKey(rt.loop)) as number | undefined ?? 0) + 1;
-  wctx.put(WORKFLOW_KEYS.loopPasses, passes);
   wctx.put(loopKey(rt.loop), count);
   wctx.put(AgentContext.ITERATION_COUNT.name, count);
   return handOn(input, rt.mode === 'while' ? 'loop-continue' : 'back-edge');
