@@ -169,15 +169,13 @@ export class JoinSteps {
     const task = this.#ctx.tasks[index]!;
     this.#release(index, false);
     if (!('output' in outcome)) {
-      this.settle(index, endedResult(task, index, this.#runIdOf(index), 'failed', `specialist failed: ${describeThrown(outcome.error)}`, serializeError(outcome.error), slot.attempt));
-      return;
+      return this.settle(index, endedResult(task, index, this.#runIdOf(index), 'failed', `specialist failed: ${describeThrown(outcome.error)}`, serializeError(outcome.error), slot.attempt));
     }
     let result: TaskResult;
     try {
       result = resultOf(task, index, this.#config, outcome.output, slot.attempt);
     } catch (thrown) {
-      this.#needsHumanThrew(index, outcome.output, thrown);
-      return;
+      return this.#needsHumanThrew(index, outcome.output, thrown);
     }
     this.settle(index, result);
   }
@@ -191,12 +189,11 @@ export class JoinSteps {
   #needsHumanThrew(index: number, output: GraphMachineOutput, thrown: unknown): void {
     const ctx = this.#ctx;
     const task = ctx.tasks[index]!;
-    const label = taskLabel(task.kind, index);
-    const why = `needsHuman threw on ${label}'s final state: ${describeThrown(thrown)}`;
+    const why = `needsHuman threw on ${taskLabel(task.kind, index)}'s final state: ${describeThrown(thrown)}`;
     const error: SerializedError = { name: 'WorkflowExecutionError', code: 'node_failed', message: `coordinator "${ctx.nodeId}": ${why}` };
     const result = resultOf(task, index, { exportState: this.#config.exportState, needsHuman: () => null }, output, ctx.slots[index]!.attempt);
     this.#record(index, { ...result, status: 'failed', reason: why, error });
-    const cancelled = this.#cancelRest(`cancelled because the coordinator's needsHuman threw on ${label}`);
+    const cancelled = this.#cancelRest(`cancelled because the coordinator's needsHuman threw on ${taskLabel(task.kind, index)}`);
     if (ctx.failure !== null) return;
     const others = cancelled === 0 ? '' : `; ${cancelled} other task${cancelled === 1 ? '' : 's'} cancelled`;
     ctx.failure = { ...error, message: `${error.message}${others}; needsHuman must return a reason (a string) or null for any specialist state, without throwing` };
