@@ -1,5 +1,3 @@
-import type { AgentContext } from './AgentContext.js';
-
 /** Where a step's abort signal comes from: read when the step first asks for it (a signal per step is not free). */
 export interface StepSignalSource {
   readonly signal?: AbortSignal | undefined;
@@ -8,18 +6,18 @@ export interface StepSignalSource {
 /**
  * The abort signal of the step that was given this context (the run's cancel, or its spent
  * duration budget), kept beside the context rather than in it: a context is plain JSON and is
- * stored, a signal is neither. Keyed by the context object, so it lives only as long as the step's
- * context does.
+ * stored, a signal is neither. Keyed by the context object (an `AgentContext`; typed as any object
+ * so this module needs nothing of it), so it lives only as long as the step's context does.
  */
-const signals = new WeakMap<AgentContext, StepSignalSource>();
+const signals = new WeakMap<object, StepSignalSource>();
 
 /** Hands a step's abort signal to the work its `execute` starts with `ctx` (see {@link stepSignal}). */
-export function giveStepSignal(ctx: AgentContext, source: StepSignalSource): void {
+export function giveStepSignal(ctx: object, source: StepSignalSource): void {
   signals.set(ctx, source);
 }
 
 /** Where `ctx`'s signal comes from, if it has one: a context made from it keeps the same signal. */
-export function stepSignalSource(ctx: AgentContext): StepSignalSource | undefined {
+export function stepSignalSource(ctx: object): StepSignalSource | undefined {
   return signals.get(ctx);
 }
 
@@ -29,6 +27,6 @@ export function stepSignalSource(ctx: AgentContext): StepSignalSource | undefine
  * sub-workflow): what its model calls pass on, so a cancelled run does not leave them running.
  * Steps read it as `ctx.signal`.
  */
-export function stepSignal(ctx: AgentContext): AbortSignal | undefined {
+export function stepSignal(ctx: object): AbortSignal | undefined {
   return signals.get(ctx)?.signal;
 }
