@@ -206,9 +206,11 @@ function follow(hub: RunHub, runId: string, options: EventStreamOptions, sink: S
     if (sink.idle() || now > taken) stalledSince = Number.NaN;
     else if (Number.isNaN(stalledSince)) stalledSince = Date.now();
     else if (Date.now() - stalledSince >= options.stallMs) {
+      // Nothing is watched after the drop: a web stream it errors is never idle again, and this
+      // interval would otherwise drop it anew at every tick, for as long as the process lives.
+      clearInterval(watch);
       stop();
       sink.drop();
-      return;
     }
     taken = now;
   }, Math.max(10, Math.floor(options.stallMs / 4)));
