@@ -169,6 +169,9 @@ export class TransitionTracker implements HopListener {
         const open = this.#find(runId, path);
         const from = typeof event.atNodeId === 'string' ? event.atNodeId : (open?.from ?? START_STATE);
         this.#begin(runId, path, String(event.graph), from, event.cause === 'reply' ? 'human' : (open?.nodeType ?? 'node'));
+        // A fork going on among its parent's steps (a tracker that saw only this leg learns it here).
+        const replaying = event.replaying;
+        if (typeof replaying === 'number' && replaying > 0) this.#replaying.set(`${runId}\u0000${path}`, replaying);
         return;
       }
       case 'node.started':

@@ -126,6 +126,12 @@ export interface RunResumedEvent extends EventEnvelope {
   cause: 'reply' | 'recover' | 'breakpoint' | 'specialists';
   /** The node the run continues at (the human node, or the node that was in flight). */
   atNodeId: string | null;
+  /**
+   * Set for a fork that continues while it still replays its parent's steps (see `forkRun`): how
+   * many steps from here on, the one it continues at included, are its parent's (replayed, not
+   * executed). Their transitions are the parent's, so transition analytics leave them out.
+   */
+  replaying?: number;
 }
 
 /** The routing step chose the next hop. `to` is `END` when the graph ends here. */

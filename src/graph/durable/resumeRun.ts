@@ -204,7 +204,16 @@ export async function resumeRun(
   if (atNodeId !== null) runtime.nodeSpanId = newSpanId();
   const inspect = inspectOption(options.inspect, (thrown) => runtime.callbackFailed('inspect', options.inspect!, thrown));
   const actor = createWithRuntime(runtime, () => createActor(machine, { snapshot: snapshot as never, input: { request: '' }, ...inspect }));
-  const resumed = { type: 'run.resumed' as const, graph: record.graphName, cause: breakpoint ? ('breakpoint' as const) : specialists ? ('specialists' as const) : reply === undefined ? ('recover' as const) : ('reply' as const), atNodeId };
+  // A fork resumed among its replayed steps says how many are left (the step it continues at, in
+  // `steps` already, included): a recorder that only sees this leg must not count them as its own.
+  const replaying = replay === null ? 0 : replay.link.step - (snapshot.context.steps - (atNodeId === null ? 0 : 1));
+  const resumed = {
+    type: 'run.resumed' as const,
+    graph: record.graphName,
+    cause: breakpoint ? ('breakpoint' as const) : specialists ? ('specialists' as const) : reply === undefined ? ('recover' as const) : ('reply' as const),
+    atNodeId,
+    ...(replaying > 0 ? { replaying } : {}),
+  };
   if (inMemory) return memoryLeg(actor, { store, record: claimed, runtime, resumed, signal: options.signal, event: reply });
   return durableLeg(actor, {
     ...(firstLeg ? {} : { resumed }),
