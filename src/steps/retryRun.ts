@@ -33,7 +33,9 @@ export interface RetryOutcome {
  * moves the row from `failed` back to `running` by compare-and-set on its version (a concurrent
  * writer gets `run_conflict`), its events numbered on after the failed leg's, and the run ends
  * with a status of its own again. Only a `failed` run can be retried; every other finished status
- * stays final.
+ * stays final. A fork replays its parent's steps again; one whose parent no longer has them
+ * (deleted, or retried since and stopped short of them) is refused with `fork_unsupported` before
+ * anything is written, its failed step records kept.
  */
 export async function retryRun(graph: RunnableGraph, runId: string, options: Omit<RunOptions, 'store' | 'runId'> & { store: RunStore }): Promise<RetryOutcome> {
   const { store } = options;
@@ -55,11 +57,12 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
   }
   // The run's budgets, and what its failed leg spent, hold for the retry too (options.budget replaces them).
   const budget = options.budget ?? storedBudget(record.snapshot, runId);
+  // A fork replays its parent's steps again (they have no step records of their own to reuse), and its new run.started names its parent.
+  // Read before anything is reset: a fork whose parent lost those steps is refused with nothing changed.
+  const replay = await forkReplayOf(store, machine, record, { fromStart: true });
   const reset = await new CheckpointManager(store).resetFailedSteps(runId);
   // The shared state it was started with (a workflow's context with its run id and name) comes back too.
   const state = options.state ?? started?.state;
-  // A fork replays its parent's steps again (they have no step records of their own to reuse), and its new run.started names its parent.
-  const replay = await forkReplayOf(store, machine, record, { fromStart: true });
   const runner = options.stepRunner ?? checkpointingStepRunner(store);
   const fork = replay === null ? {} : { stepRunner: replay.runner(runner), [FORK_OF]: replay.link };
   const run = await runDurable(machine, request, { ...options, ...(state === undefined ? {} : { state }), ...(budget === undefined ? {} : { budget }), runId, stepRunner: runner, ...fork }, false, undefined, record);
