@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -28,6 +29,11 @@ export default defineConfig({
     // A real PostgreSQL for every run: the given SWITCHBOARD_TEST_DATABASE_URL or an embedded one.
     globalSetup: ['test/support/globalSetup.ts'],
     pool: 'forks',
+    // Two test files at once at least (vitest's default is one fewer than the cores: one on a
+    // 2-core machine). Most files spend their time waiting on what they start (child processes
+    // killed and recovered, servers, PostgreSQL, Redis, a browser), not computing, and each keeps
+    // to its own files, schemas, ports and servers, so they can overlap.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The long-run test measures heap after a forced GC.
     execArgv: ['--expose-gc'],
   },
