@@ -418,6 +418,26 @@ History of this benchmark (durable ÷ memory for the three runs above):
   steady state 1.58× / 1.61× / 1.51×, first token 0.93 ms. With 41 pairs the 1,000-step run from a
   fresh heap sits at 2.2×: the 2× target is not met there; the 10 KB and 4,000-step targets are, and
   steady state meets all three with room (1.35–1.62×).
+- a full GC no longer throws away the store's write path (EncodedEvent keeps one instance for the
+  life of the process, 2026-12-07). What the fresh-heap column measured (\`node --expose-gc --import
+  tsx --conditions=switchboard-source bench/freshHeapCause.bench.ts\`, 31 rounds, load 1.0–1.8): a
+  durable run straight after a forced full GC took 63–72 ms, after a 20 ms pause with no GC 42 ms;
+  in memory 19–22 and 25–26 ms. So it is the GC, not the pause (the entry above that blamed a
+  process resuming after a pause was wrong). With \`--trace-deopt\` the GC marked encodeEventLog,
+  eventRows, firstSeqs, checkEvent and both recordParts for deoptimization, reason "weak objects":
+  between runs every stored event has been written and let go, V8 drops the shape no object has
+  any more at a full GC, and with it the optimized code that checks for it, which the next runs
+  execute unoptimized until it is compiled again (4–17 ms of background compiling each). Keeping
+  one event alive keeps the shape (\`--retain-maps-for-n-gc=1000\` and a 16 MB young generation did
+  not help). Forty durable runs, each after a forced GC or after a pause, same process (scratch):
+  32.5 and 34.1 ms a run after a GC before the change against 27.2 and 26.8 after, with 27.1–27.6
+  and 26.1–27.4 ms after a pause either way. This benchmark, the two trees alternated (21 pairs,
+  load 1.6–1.9): fresh heap 2.34× / 2.23× / 1.95× and 2.03× / 2.02× / 1.87× before, 1.89× / 1.69× /
+  1.82× and 1.73× / 1.75× / 1.69× after; CPU time 2.29× / 2.34× / 1.88× and 2.03× / 2.24× / 2.01×
+  before, 1.70× / 1.67× / 1.69× and 1.83× / 1.76× / 1.64× after; steady state unchanged (1.52–1.67×).
+  What is left after a GC comes from running memory and durable runs in turn (the paired design):
+  bench/freshHeapCause.bench.ts, which does, still shows a durable run after a GC about 10 ms slower
+  than one after a pause; a process of durable runs alone showed none.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
 raw stream), over the six runs of the last two history entries (14e012b's tree and the same step

@@ -81,4 +81,14 @@ export class EncodedEvent implements StoredEvent {
   toJSON(): StoredEvent {
     return { runId: this.runId, seq: this.seq, type: this.type, at: this.at, data: this.data };
   }
+
+  /**
+   * One event held for the life of the process, so its shape is never unused. V8 keeps an object
+   * shape only while an object has it: between runs every event is written and let go, and a full
+   * GC then drops the shape and throws away the optimized code of the store's write path that
+   * checks for it (encodeEventLog, eventRows, the checkpointer's intake), which the next runs execute
+   * unoptimized until it is compiled again. Its fields have the kinds a run's events have (a time
+   * in milliseconds is no small integer), or it would hold a shape of its own.
+   */
+  static readonly #shapeKeeper = new EncodedEvent('', '', '{}', { runId: '', seq: 1, at: Date.now(), traceId: '', spanId: '', parentSpanId: null, path: '', nodeId: null });
 }
