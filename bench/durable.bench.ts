@@ -444,11 +444,12 @@ History of this benchmark (durable ÷ memory for the three runs above):
   runs before it are gone. Left as it is.
 
 Targets of issue 11 (≤ 2× memory, ≤ 2.5× with 10 KB or at 4,000 steps, first token ≤ 1 ms over the
-raw stream), on 4f9042b's tree (a full GC keeps the write path's optimized code), two runs of 41
-pairs at load 1.8–2.1: from a freshly collected heap 1.77× / 1.67× / 1.65× and 1.96× / 1.74× /
-1.78× (the table is the second), CPU time 1.69× / 1.65× / 1.50× and 1.76× / 1.67× / 1.58×, steady
-state 1.64× / 1.56× / 1.32× and 1.68× / 1.62× / 1.41×: all three met in both; first token 1.02 and
-0.79 ms over the raw stream (at the line: the quiet runs earlier that day gave 0.88–0.93). Before
+raw stream), on 4f9042b's tree (a full GC keeps the write path's optimized code), three runs of 41
+pairs at load 0.5–2.2 (the third on e2fd675, the same code, after a full npm test had passed): from
+a freshly collected heap 1.77× / 1.67× / 1.65×, 1.96× / 1.74× / 1.78× and 1.92× / 1.84× / 1.79× (the
+table is the third), CPU time 1.69× / 1.65× / 1.50×, 1.76× / 1.67× / 1.58× and 1.83× / 1.64× /
+1.64×, steady state 1.64× / 1.56× / 1.32×, 1.68× / 1.62× / 1.41× and 1.63× / 1.66× / 1.51×: all
+three met in all three; first token 1.02, 0.79 and 0.97 ms over the raw stream (at the line: the quiet runs earlier that day gave 0.88–0.93). Before
 that change, the same day, 41 pairs: 2.22× / 2.07× / 1.98× (the 2× target not met).
 Earlier summary: over the six runs of the last two history entries before those (14e012b's tree and the same step
 code on 866b9ff): from a freshly collected heap 1.72–2.69× (the 2× target met in one run of six),
