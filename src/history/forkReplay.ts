@@ -4,7 +4,7 @@ import { isHumanNode, type HumanNode } from '../graph/humanNode.js';
 import type { StateDelta } from '../graph/SharedState.js';
 import type { ForkLink } from '../graph/WorkflowEvent.js';
 import { RunStateError } from '../errors/RunStateError.js';
-import type { RunRecord, RunStore } from '../persistence/RunStore.js';
+import type { RunRecord, RunStore, StoredEvent } from '../persistence/RunStore.js';
 import type { StepRunner } from '../steps/StepRunner.js';
 import { readRunHistory, type RunHistory } from './readRunHistory.js';
 import { replayRunner } from './replayRunner.js';
@@ -22,7 +22,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 
 /** The fork link a run's first `run.started` event names, with the state edit it goes on with; null for a run that is no fork. */
 export async function forkLinkOf(store: RunStore, runId: string): Promise<ForkLink | null> {
-  const first = (await store.listEvents(runId, { limit: 1 }))[0];
+  return forkLinkIn((await store.listEvents(runId, { limit: 1 }))[0]);
+}
+
+/** The fork link of a run whose first event is `first` (see {@link forkLinkOf}). */
+function forkLinkIn(first: StoredEvent | undefined): ForkLink | null {
   const link = first?.type === 'run.started' ? first.data['forkOf'] : undefined;
   if (!isRecord(link) || typeof link['runId'] !== 'string' || typeof link['step'] !== 'number') return null;
   const edit = link['edit'];
@@ -58,8 +62,9 @@ export function forkReplay(machine: GraphMachine, forkId: string, link: ForkLink
  * read again; a parent that no longer has the forked steps (deleted, or retried since) is refused
  * with `fork_unsupported`, since the fork could only go on by executing them.
  */
-export async function forkReplayOf(store: RunStore, machine: GraphMachine, record: RunRecord, options: { fromStart?: boolean } = {}): Promise<ForkReplay | null> {
-  const link = await forkLinkOf(store, record.runId);
+export async function forkReplayOf(store: RunStore, machine: GraphMachine, record: RunRecord, options: { fromStart?: boolean; first?: StoredEvent } = {}): Promise<ForkReplay | null> {
+  // A caller that has read the run's first event already (`first`) spares the store a second read.
+  const link = 'first' in options ? forkLinkIn(options.first) : await forkLinkOf(store, record.runId);
   if (link === null) return null;
   const steps = (record.snapshot as { context?: Partial<GraphMachineContext> } | null)?.context?.steps ?? 0;
   if (options.fromStart !== true && steps > link.step) return null;

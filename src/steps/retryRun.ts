@@ -59,7 +59,7 @@ export async function retryRun(graph: RunnableGraph, runId: string, options: Omi
   const budget = options.budget ?? storedBudget(record.snapshot, runId);
   // A fork replays its parent's steps again (they have no step records of their own to reuse), and its new run.started names its parent.
   // Read before anything is reset: a fork whose parent lost those steps is refused with nothing changed.
-  const replay = await forkReplayOf(store, machine, record, { fromStart: true });
+  const replay = await forkReplayOf(store, machine, record, { fromStart: true, first });
   const reset = await new CheckpointManager(store).resetFailedSteps(runId);
   // The shared state it was started with (a workflow's context with its run id and name) comes back too.
   const state = options.state ?? started?.state;

@@ -1,6 +1,6 @@
 import type { RunRecord, RunStore } from '../../persistence/RunStore.js';
 import type { GraphMachineContext } from '../GraphMachineContext.js';
-import { forkReplayOf } from '../../history/forkReplay.js';
+import { forkLinkOf } from '../../history/forkReplay.js';
 import { describeThrown } from '../../errors/SwitchboardError.js';
 import { toRunnableGraph, type RegisteredGraph, type RunnableGraph } from '../RunnableGraph.js';
 import type { WorkflowRun } from '../WorkflowRun.js';
@@ -78,7 +78,7 @@ export async function recoverRuns(options: RecoverOptions): Promise<RecoveryOutc
       const graph = toRunnableGraph(found);
       // A fork that stopped at a human node among the steps it replays (its process died before it
       // gave the node the parent's reply) goes on with that reply, as `forkRun` would have.
-      const replayed = await replayedWait(store, graph, record).catch((error: unknown) => describeThrown(error));
+      const replayed = await replayedWait(store, record).catch((error: unknown) => describeThrown(error));
       if (typeof replayed === 'string') outcomes.push({ runId: record.runId, outcome: 'skipped', reason: replayed });
       if (replayed === true) {
         try {
@@ -99,16 +99,21 @@ async function goOn(graph: RunnableGraph, runId: string, resume: ResumeOptions):
   let run = await resumeRun(graph, runId, undefined, resume);
   while (run.status === 'waiting') {
     const record = await resume.store.getRun(runId);
-    if (record === null || !(await replayedWait(resume.store, graph, record))) break;
+    if (record === null || !(await replayedWait(resume.store, record))) break;
     run = await resumeRun(graph, runId, undefined, resume);
   }
   return run;
 }
 
-/** True when a waiting run is a fork waiting at a human node whose reply it replays from its parent. */
-async function replayedWait(store: RunStore, graph: RunnableGraph, record: RunRecord): Promise<boolean> {
+/**
+ * True when a waiting run is a fork waiting at a human node among the steps it replays. Only its
+ * first event is read: the parent's history, which `resumeRun` reads to give the node the reply
+ * the parent's got (or to refuse a fork whose parent lost those steps), is read there once. A
+ * replayed step is the parent's same node, which the parent completed, so with its reply.
+ */
+async function replayedWait(store: RunStore, record: RunRecord): Promise<boolean> {
   const context = (record.snapshot as { context?: GraphMachineContext } | null)?.context;
   if (context?.waiting === null || context?.waiting === undefined || context.waiting.breakpoint !== undefined || context.waiting.specialist !== undefined || context.waiting.queued !== undefined) return false;
-  const replay = await forkReplayOf(store, graph.toMachine(), record);
-  return replay !== null && replay.replyAt(context.steps) !== null;
+  const link = await forkLinkOf(store, record.runId);
+  return link !== null && context.steps >= 1 && context.steps <= link.step;
 }
