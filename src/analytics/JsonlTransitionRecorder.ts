@@ -1,12 +1,13 @@
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { TraceEvent } from '../trace/TraceEvent.js';
 import type { TraceRecorder } from '../trace/TraceRecorder.js';
 import type { HopEvent, HopListener, HopTime } from '../trace/HopListener.js';
 import { END_PREFIX } from './TransitionRecord.js';
 import type { TransitionRun } from './TransitionSink.js';
 import { TransitionTracker, type CostOptions, type TrackedEvent } from './TransitionTracker.js';
-import { TransitionLineEncoder } from './TransitionLineEncoder.js';
+import { TransitionBatch } from './TransitionBatch.js';
+import { TransitionWriterThread } from './TransitionWriterThread.js';
 import { checkRecorderOptions, refuseOption } from './checkRecorderOptions.js';
 
 /** The longest `flushMs`: Node fires longer timers at once. */
@@ -22,18 +23,22 @@ export interface JsonlTransitionRecorderOptions extends CostOptions {
 
 /**
  * Appends each step transition of a run (see `TransitionRecorder`) to a file as one line of JSON.
- * Lines are written in groups: one synchronous append when `batch` lines are waiting, when a run
- * (or a specialist run) ends or starts to wait (its last transition is the one to `__end__:`), at
- * the latest `flushMs` after a line was made, and on {@link flush}. Each line is encoded as its
- * transition is made (no record object is kept for it). Between the full batches of runs going on
- * the file stays open, and it is closed by every other write and at the latest `flushMs` after the
- * last one (a file renamed meanwhile takes the lines of that time). So the file holds every ended
- * run complete, and a process that dies loses at most the lines of the runs still going made in
- * the last `flushMs`. Many runs (or a resumed one) can append to the same file (a recorder that
- * finds it ending inside a line, cut short by a process that died, starts on a new line); read it
- * back with `readTransitionsFile`. An I/O error stops the recorder (the run goes on) and is kept in {@link error}.
- * A file that is no path or an existing directory, or options it cannot use, are refused when it is
- * made: AnalyticsError `invalid_recorder_options`, naming the option.
+ * The run's own thread only keeps each transition's fields; a writer thread (one per process, shared
+ * by every JSONL recorder, not keeping the process alive) encodes them and appends them, in groups:
+ * a group is handed over when `batch` lines are waiting, when a run (or a specialist run) ends or
+ * starts to wait (its last transition is the one to `__end__:`), at the latest `flushMs` after a
+ * line was made, and on {@link flush}. A full batch is written while the run goes on; at a run's
+ * end or wait, on the timer and on {@link flush}, the recorder waits until every line it handed over
+ * is in the file, so the file holds every ended run complete when the run returns, and a process
+ * that dies loses at most the lines of the runs still going made in the last `flushMs`. Between the
+ * full batches of runs going on the file stays open, and it is closed by every other write and at
+ * the latest `flushMs` after the last one (a file renamed meanwhile takes the lines of that time).
+ * Many runs (or a resumed one) can append to the same file (a recorder that finds it ending inside a
+ * line, cut short by a process that died, starts on a new line); read it back with
+ * `readTransitionsFile`. A process that cannot start the writer thread writes the same lines in its
+ * own thread. An I/O error stops the recorder (the run goes on) and is kept in {@link error}, at the
+ * latest when the run ends. A file that is no path or an existing directory, or options it cannot
+ * use, are refused when it is made: AnalyticsError `invalid_recorder_options`, naming the option.
  *
  * @example
  * await graph.run('hi', { recorders: [new JsonlTransitionRecorder('transitions.jsonl')] });
@@ -46,17 +51,21 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
   /** As its tracker's (see `HopListener.startsFromEdges`). */
   readonly startsFromEdges = true;
   readonly file: string;
-  /** The write error that stopped the recorder, if any. */
+  /** The write error that stopped the recorder, if any (known at the latest when the run that met it ends, or on {@link flush}). */
   error: Error | null = null;
-  #ready = false;
   readonly #tracker: TransitionTracker;
   readonly #batch: number;
   readonly #flushMs: number;
-  /** The lines waiting for their batch, encoded as their transitions were made. */
-  readonly #encoder = new TransitionLineEncoder();
+  /** The lines waiting for their batch, as the fields of their transitions (encoded on the writer thread). */
+  readonly #lines: TransitionBatch;
+  /** The process's writer thread, started when the first lines are sent. */
+  #thread: TransitionWriterThread | null = null;
+  readonly #id = TransitionWriterThread.nextId();
+  /** No batch was sent yet (the thread makes the folder and checks the file's end with the first). */
+  #first = true;
+  /** The thread holds the file open (a full batch was the last sent). */
+  #open = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
-  /** The file, open between full batches (see {@link flush}); null when closed. */
-  #fd: number | null = null;
 
   constructor(file: string, options: JsonlTransitionRecorderOptions = {}) {
     const where = 'new JsonlTransitionRecorder(file, options)';
@@ -73,9 +82,10 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     }
     this.#batch = batch;
     this.#flushMs = flushMs;
+    this.#lines = new TransitionBatch(batch);
     // The tracker hands each record's fields over (a TransitionSink): no record object is made.
     const add = (run: TransitionRun, from: string, to: string, at: number, durationMs: number, tokens: number, costUsd: number | undefined, nodeType: string, label: string): void => {
-      this.#encoder.add(run, from, to, at, durationMs, tokens, costUsd, nodeType, label);
+      this.#lines.add(run, from, to, at, durationMs, tokens, costUsd, nodeType, label);
       this.#added(to);
     };
     this.#tracker = new TransitionTracker({ add }, options);
@@ -107,59 +117,43 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     if (this.error === null) this.#tracker.step(runId, path, nodeId, at, durationMs, result, to, kind, index, routeKey);
   }
 
-  /** Writes the lines still waiting for their batch now, and closes the file. */
+  /** Writes the lines still waiting for their batch now, and closes the file; returns when they are in it. */
   flush(): void {
     this.#write(false);
   }
 
   /**
-   * Writes the waiting lines. `keepOpen` (a full batch) leaves the file open for the next batch and
-   * the timer as it is (armed now if it was not): it writes the lines after this batch when they
-   * have waited flushMs at most, and closes the file.
+   * Sends the waiting lines to the writer thread. `keepOpen` (a full batch) leaves the file open for
+   * the next batch and the timer as it is (armed now if it was not): it writes the lines after this
+   * batch when they have waited flushMs at most, and closes the file. Otherwise the file is closed
+   * and this waits until every line sent is written.
    */
   #write(keepOpen: boolean): void {
-    if (this.#encoder.lines !== 0) {
-      const lines = this.#encoder.take();
-      if (this.error !== null) return;
-      try {
-        if (this.#fd === null) {
-          if (!this.#ready) {
-            mkdirSync(dirname(this.file), { recursive: true });
-            this.#ready = true;
-            // A process that died while appending left a line cut short: start on a line of our own,
-            // or the first record would be glued to it and lost with it.
-            if (endsInsideLine(this.file)) appendFileSync(this.file, '\n');
-          }
-          this.#fd = openSync(this.file, 'a');
-        }
-        writeAll(this.#fd, lines);
-      } catch (error) {
-        this.error = error as Error;
-        keepOpen = false;
-      }
+    if (this.error === null && (this.#lines.count !== 0 || this.#open)) {
+      const batch = this.#lines.count === 0 ? null : this.#lines.take();
+      (this.#thread ??= TransitionWriterThread.shared()).send({ id: this.#id, file: this.file, first: this.#first, batch, keepOpen }, this.#failed);
+      if (batch !== null) this.#first = false;
+      this.#open = keepOpen;
+      // The thread forgets a closed file's string tables: the next batch brings its own.
+      if (!keepOpen) this.#lines.restart();
     }
     if (keepOpen) return this.#arm();
     if (this.#timer !== null) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    this.#close();
+    this.#thread?.settle();
   }
 
-  #close(): void {
-    const fd = this.#fd;
-    if (fd === null) return;
-    this.#fd = null;
-    try {
-      closeSync(fd);
-    } catch (error) {
-      this.error ??= error as Error;
-    }
-  }
+  /** A write error on the thread: the recorder stops (the run goes on). */
+  readonly #failed = (error: Error): void => {
+    this.error ??= error;
+    this.#open = false;
+  };
 
   /** A line was added (its transition went to `to`): written with its batch, at a run's end or wait, or by the timer. */
   #added(to: string): void {
-    if (this.#encoder.lines >= this.#batch) return this.#write(!to.startsWith(END_PREFIX));
+    if (this.#lines.count >= this.#batch) return this.#write(!to.startsWith(END_PREFIX));
     if (to.startsWith(END_PREFIX)) return this.#write(false);
     this.#arm();
   }
@@ -169,35 +163,6 @@ export class JsonlTransitionRecorder implements TraceRecorder, HopListener {
     // Unreferenced: a line waiting for its batch (or an open file) does not keep the process alive.
     this.#timer = setTimeout(() => this.flush(), this.#flushMs);
     this.#timer.unref?.();
-  }
-}
-
-/** Writes all of `bytes` to `fd` (a write may take only part of them, as to a pipe). */
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let at = 0;
-  while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-}
-
-/**
- * True when `path` is a regular file, not empty, whose last byte is not a line end. Anything else
- * (no file yet, a pipe or a device, which opening to read could block on, a file it cannot read)
- * is not one: the append goes ahead as it is.
- */
-function endsInsideLine(path: string): boolean {
-  let fd: number | null = null;
-  try {
-    const stat = statSync(path, { throwIfNoEntry: false });
-    if (stat === undefined || !stat.isFile() || stat.size === 0) return false;
-    fd = openSync(path, 'r');
-    const { size } = fstatSync(fd);
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }
 

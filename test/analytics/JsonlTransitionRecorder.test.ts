@@ -30,14 +30,34 @@ function loop(steps: number, file: string, seen: number[], pause = 0) {
     .addConditionalEdges('a', (ctx) => ((ctx.get<number>('n') ?? 0) >= steps ? '__end__' : 'a'));
 }
 
+/** Resolves when the file holds `lines` lines, or after 10 s with what it holds then. */
+async function linesReach(file: string, lines: number): Promise<number> {
+  const until = Date.now() + 10_000;
+  while (lineCount(file) < lines && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 2));
+  return lineCount(file);
+}
+
 describe('JsonlTransitionRecorder writes in batches', () => {
   it('writes a batch when it is full and the rest when the run ends, equal to the records kept in memory', async () => {
     const file = tempFile();
     const seen: number[] = [];
     const memory = new TransitionRecorder();
-    const run = await loop(7, file, seen).run('go', { recorders: [new JsonlTransitionRecorder(file, { batch: 3 }), memory] });
+    // Step k (from 1) waits until the full batches of the k transitions made before it are in the
+    // file (written by the writer thread while the run goes on), and notes how many lines it found.
+    const body = async (ctx: WorkflowContext) => {
+      const k = seen.length + 1;
+      seen.push(await linesReach(file, Math.floor(k / 3) * 3));
+      ctx.put('n', k);
+      return null;
+    };
+    const graph = new StateGraph({ name: 'batched', maxSteps: 8 })
+      .addNode('a', body)
+      .start('a')
+      .addConditionalEdges('a', (ctx) => ((ctx.get<number>('n') ?? 0) >= 7 ? '__end__' : 'a'));
+    const run = await graph.run('go', { recorders: [new JsonlTransitionRecorder(file, { batch: 3 }), memory] });
     expect(run.status).toBe('completed');
-    // When step k runs, the run has made k transitions (the start and k-1 edges): written in threes.
+    // When step k runs, the run has made k transitions (the start and k-1 edges): written in threes,
+    // never a part of a batch.
     expect(seen).toEqual([0, 0, 3, 3, 3, 6, 6]);
     expect(readTransitionsFile(file)).toEqual(memory.records);
     expect(memory.records).toHaveLength(8);

@@ -28,10 +28,24 @@ function openOn(file: string): number {
 }
 
 const time = (at: number) => ({ now: () => at });
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+/** Full batches are written by the writer thread: resolves once `file` holds `count` lines (or after 10 s). */
+async function written(file: string, count: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    try {
+      if (lines(file).length >= count) return;
+    } catch {
+      // Not made yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
 
 // Linux only, as the whole suite (npm test runs on Linux x64): open files are read from /proc/self/fd.
 describe('JsonlTransitionRecorder between batches', () => {
-  it('keeps the file open between full batches of a run going on and closes it when the run ends', () => {
+  it('keeps the file open between full batches of a run going on and closes it when the run ends', async () => {
     const file = tempFile();
     const recorder = new JsonlTransitionRecorder(file, { batch: 2, flushMs: 60_000 });
     const hops = recorder.hops;
@@ -40,44 +54,51 @@ describe('JsonlTransitionRecorder between batches', () => {
     expect(openOn(file)).toBe(0);
     hops.step!('run-1', 'root', 'a', 2, 1, null, 'b', 'transition', 0, undefined);
     // Two lines (the start and a > b): a full batch, written, and the file left open for the next.
-    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    await written(file, 2);
+    expect(lines(file)).toHaveLength(2);
     expect(openOn(file)).toBe(1);
     // Another writer appends meanwhile: the recorder's next batch goes after its line, not over it.
     appendFileSync(file, '{"other":1}\n');
     hops.step!('run-1', 'root', 'b', 3, 1, null, 'a', 'transition', 0, undefined);
     hops.step!('run-1', 'root', 'a', 4, 1, null, 'b', 'transition', 0, undefined);
+    await written(file, 5);
+    expect(lines(file)).toHaveLength(5);
     expect(openOn(file)).toBe(1);
     hops.hop({ type: 'run.completed', run: { status: 'completed' } }, 'run-1', 'root', time(5));
     expect(openOn(file)).toBe(0);
-    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
-    expect(lines).toHaveLength(6);
-    expect(lines[2]).toBe('{"other":1}');
+    const all = lines(file);
+    expect(all).toHaveLength(6);
+    expect(all[2]).toBe('{"other":1}');
     expect(recorder.error).toBeNull();
   });
 
+  // flushMs is long enough for the checks made right after a full batch to come before its timer.
   it('closes a file left open by a full batch flushMs later, when no more lines come, and on flush()', async () => {
     const file = tempFile();
-    const recorder = new JsonlTransitionRecorder(file, { batch: 2, flushMs: 20 });
+    const recorder = new JsonlTransitionRecorder(file, { batch: 2, flushMs: 500 });
     const hops = recorder.hops;
     hops.hop({ type: 'run.started', graph: 'g' }, 'run-1', 'root', time(1));
     hops.hop({ type: 'node.started', nodeId: 'a' }, 'run-1', 'root', time(1));
     hops.step!('run-1', 'root', 'a', 2, 1, null, 'b', 'transition', 0, undefined);
+    await written(file, 2);
     expect(openOn(file)).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(openOn(file)).toBe(0);
 
     // A line after the batch waits at most flushMs, and the timer that writes it closes the file.
     hops.step!('run-1', 'root', 'b', 3, 1, null, 'a', 'transition', 0, undefined);
     hops.step!('run-1', 'root', 'a', 4, 1, null, 'b', 'transition', 0, undefined);
     hops.step!('run-1', 'root', 'b', 5, 1, null, 'a', 'transition', 0, undefined);
-    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
+    await written(file, 4);
+    expect(lines(file)).toHaveLength(4);
     expect(openOn(file)).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(5);
     expect(openOn(file)).toBe(0);
 
     hops.step!('run-1', 'root', 'a', 6, 1, null, 'b', 'transition', 0, undefined);
     hops.step!('run-1', 'root', 'b', 7, 1, null, 'a', 'transition', 0, undefined);
+    await written(file, 7);
     expect(openOn(file)).toBe(1);
     recorder.flush();
     expect(openOn(file)).toBe(0);

@@ -76,9 +76,19 @@ describe('the packed package', () => {
       const engineRun = await new engine.StateGraph({ name: 'engine' }).addNode('a', () => 'engine ok').start('a').run('x');
       const same = engine.StateGraph === StateGraph && engine.SwitchboardError === whole.SwitchboardError && engine.Coordinator === whole.Coordinator;
       const left = ['createServer', 'startServer', 'Workflow', 'analyzeTransitions'].filter((name) => name in engine);
-      console.log(JSON.stringify({ status: run.status, path: run.path, out: run.outputText, scripted: typeof ScriptedModel, engine: engineRun.outputText, same, left }));`;
+      // The JSONL transition recorder's writer thread starts from the compiled package (no warning that it fell back).
+      const warnings = [];
+      process.on('warning', (warning) => warnings.push(warning.code ?? warning.message));
+      const { mkdtempSync, readFileSync } = await import('node:fs');
+      const file = mkdtempSync((await import('node:os')).tmpdir() + '/sb-pack-jsonl-') + '/t.jsonl';
+      const kept = new whole.TransitionRecorder();
+      await graph.run('recorded', { recorders: [new whole.JsonlTransitionRecorder(file), kept] });
+      const same_lines = readFileSync(file, 'utf8') === kept.records.map((r) => JSON.stringify(r) + '\\n').join('');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const jsonl = { lines: kept.records.length, same_lines, warnings };
+      console.log(JSON.stringify({ status: run.status, path: run.path, out: run.outputText, scripted: typeof ScriptedModel, engine: engineRun.outputText, same, left, jsonl }));`;
     const { stdout } = await node(['--input-type=module', '-e', script]);
-    expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function', engine: 'engine ok', same: true, left: [] });
+    expect(JSON.parse(stdout)).toEqual({ status: 'completed', path: ['greet', 'shout'], out: 'HELLO PACKED WORLD', scripted: 'function', engine: 'engine ok', same: true, left: [], jsonl: { lines: 3, same_lines: true, warnings: [] } });
     const resolved = await node(['--input-type=module', '-e', "console.log(import.meta.resolve('switchboard'))"]);
     expect(resolved.stdout.trim()).toMatch(/node_modules\/switchboard\/dist\/bundle\/index\.js$/);
   });
