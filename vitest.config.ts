@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/LongestFirstSequencer.js';
 
 // The tests run the TypeScript sources, never a build: `switchboard` and `switchboard/testing`
 // resolve to src/ through the "switchboard-source" export condition, here and in every process a
@@ -34,6 +35,8 @@ export default defineConfig({
     // killed and recovered, servers, PostgreSQL, Redis, a browser), not computing, and each keeps
     // to its own files, schemas, ports and servers, so they can overlap.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // The longest files first (a fresh clone has no record of durations to order them by).
+    sequence: { sequencer: LongestFirstSequencer },
     // The long-run test measures heap after a forced GC.
     execArgv: ['--expose-gc'],
   },
