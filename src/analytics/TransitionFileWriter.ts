@@ -77,6 +77,10 @@ export class TransitionFileWriter {
   /** Hands the batch's records to the encoder, after taking in the table entries it brings. */
   #encode(batch: BatchMessage): void {
     const strings = this.#strings;
+    // Entries this side never had (its tables went with a writer thread that stopped): refused whole, nothing written.
+    if (batch.stringBase > strings.length || batch.runBase > this.#runs.length) {
+      throw new Error(`a transition batch refers to ${batch.stringBase} strings and ${batch.runBase} runs sent before, of which this writer has ${strings.length} and ${this.#runs.length} (its writer thread stopped)`);
+    }
     strings.length = batch.stringBase;
     for (const value of batch.strings) strings.push(value);
     const runs = this.#runs;

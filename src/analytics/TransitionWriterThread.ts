@@ -7,8 +7,8 @@ import { TransitionWriters, type WriterMessage } from './TransitionWriters.js';
 /** How long {@link TransitionWriterThread.settle} waits for the thread to start, or to write what it was sent, before giving up (ms). */
 const PATIENCE_MS = 60_000;
 
-/** What a recorder is told when the thread stops answering. */
-const silent = () => new Error(`the transition writer thread did not answer within ${PATIENCE_MS / 1000} s; lines sent to it may be lost`);
+/** What a recorder is told when the thread stopped (or stopped answering) with lines of it not written. */
+const stopped = (why: string) => new Error(`the transition writer thread ${why} before writing every line sent to it; those lines may be lost, and the recorder stops`);
 
 /**
  * The thread that encodes and appends the lines of every JSONL transition recorder of the process
@@ -35,8 +35,8 @@ export class TransitionWriterThread {
   /** Messages sent before the thread was ready (not yet handed over). */
   #pending: WriterMessage[] = [];
   #seq = 0;
-  /** Where each recorder's write error goes, while it has sent lines not known to be written. */
-  readonly #onError = new Map<number, (error: Error) => void>();
+  /** Where each recorder's write error goes, with the last of its messages handed to the thread, while it has sent lines not known to be written. */
+  readonly #sent = new Map<number, { onError: (error: Error) => void; posted: number }>();
 
   /**
    * A writer thread on the module at `entry` (by default `serveTransitionWriters`' beside this one);
@@ -74,7 +74,9 @@ export class TransitionWriterThread {
   send(message: Omit<WriterMessage, 'seq'>, onError: (error: Error) => void): void {
     const full = message as WriterMessage;
     full.seq = ++this.#seq;
-    this.#onError.set(full.id, onError);
+    const sent = this.#sent.get(full.id);
+    if (sent === undefined) this.#sent.set(full.id, { onError, posted: 0 });
+    else sent.onError = onError;
     if (Atomics.load(this.#state, WRITER_STATUS) === WRITER_STARTING) {
       this.#pending.push(full);
       return;
@@ -86,17 +88,19 @@ export class TransitionWriterThread {
   /** Waits until every message sent so far is written, and hands out the write errors they met. */
   settle(): void {
     if (this.#pending.length !== 0) {
-      if (Atomics.load(this.#state, WRITER_STATUS) === WRITER_STARTING) this.#await(WRITER_STATUS, () => Atomics.load(this.#state, WRITER_STATUS) !== WRITER_STARTING);
+      // A thread that never got ready: the messages kept meanwhile are written here instead.
+      if (Atomics.load(this.#state, WRITER_STATUS) === WRITER_STARTING && !this.#await(WRITER_STATUS, (status) => status !== WRITER_STARTING)) {
+        this.#fail(`did not start within ${PATIENCE_MS / 1000} s`);
+      }
       this.#handOver();
     }
     const last = this.#seq;
-    if (this.#local === null && !this.#await(WRITER_DONE, () => Atomics.load(this.#state, WRITER_DONE) >= last)) {
-      // The thread is stuck or gone: every recorder waiting on it is told, and this thread writes from now on.
-      for (const onError of this.#onError.values()) onError(silent());
+    if (this.#local === null && !this.#await(WRITER_DONE, (done) => done >= last)) {
+      // The thread is stuck or gone: the recorders waiting on it are told, and this thread writes from now on.
       this.#fail(`did not answer within ${PATIENCE_MS / 1000} s`);
     }
     this.#drainErrors();
-    this.#onError.clear();
+    this.#sent.clear();
   }
 
   /** Hands the messages kept while the thread started to it, or writes them here when it did not start. */
@@ -110,23 +114,27 @@ export class TransitionWriterThread {
     if (this.#local === null && Atomics.load(this.#state, WRITER_STATUS) === WRITER_FAILED) this.#fail(`could not load ${this.#entry}`);
     if (this.#local !== null) {
       const error = this.#local.handle(message);
-      if (error !== null) this.#onError.get(message.id)?.(error);
+      if (error !== null) this.#sent.get(message.id)?.onError(error);
       return;
     }
     const batch = message.batch;
+    const sent = this.#sent.get(message.id);
+    if (sent !== undefined) sent.posted = message.seq;
     this.#worker!.postMessage(message, batch === null ? [] : [batch.ints.buffer as ArrayBuffer, batch.numbers.buffer as ArrayBuffer]);
   }
 
-  /** Blocks until `done()` holds, waking when the thread changes `slot`; false when it gave up (or the thread failed meanwhile). */
-  #await(slot: number, done: () => boolean): boolean {
+  /** Blocks until `done` holds for the value in `slot`, waking when the thread changes it; false when it gave up (or the thread failed meanwhile). */
+  #await(slot: number, done: (value: number) => boolean): boolean {
     const until = Date.now() + PATIENCE_MS;
-    while (!done()) {
+    for (;;) {
+      // The value is read once, tested, and waited on: a change made after the read ends the wait at once.
+      const value = Atomics.load(this.#state, slot);
+      if (done(value)) return true;
       if (Atomics.load(this.#state, WRITER_STATUS) === WRITER_FAILED) return false;
       const left = until - Date.now();
       if (left <= 0) return false;
-      Atomics.wait(this.#state, slot, Atomics.load(this.#state, slot), Math.min(left, 100));
+      Atomics.wait(this.#state, slot, value, Math.min(left, 100));
     }
-    return true;
   }
 
   #drainErrors(): void {
@@ -134,7 +142,7 @@ export class TransitionWriterThread {
       const { id, name, message, code } = got.message as { id: number; name: string; message: string; code?: string };
       const error = Object.assign(new Error(message), code === undefined ? {} : { code });
       error.name = name;
-      this.#onError.get(id)?.(error);
+      this.#sent.get(id)?.onError(error);
     }
   }
 
@@ -145,6 +153,10 @@ export class TransitionWriterThread {
   #fail(why: string): void {
     if (this.#local !== null) return;
     this.#local = new TransitionWriters();
+    // Recorders with messages the thread had not written are told so, and stop (the thread's file
+    // tables went with it: their next batch could not be written here either).
+    const done = Atomics.load(this.#state, WRITER_DONE);
+    for (const { onError, posted } of this.#sent.values()) if (posted > done) onError(stopped(why));
     process.emitWarning(`The JSONL transition writer thread ${why}; transition lines are written in the run's own thread from now on.`, { code: 'SWITCHBOARD_TRANSITION_WRITER' });
     this.#drainErrors();
     Atomics.store(this.#state, WRITER_STATUS, WRITER_FAILED);

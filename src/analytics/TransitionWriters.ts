@@ -40,7 +40,9 @@ export class TransitionWriters {
     try {
       error = writer.write(message.batch, message.keepOpen);
     } catch (thrown) {
-      // Not an I/O error (those are returned): a batch it could not read. The recorder stops all the same.
+      // Not an I/O error (those are returned): a batch it could not read. The recorder stops all
+      // the same, and the lines of it encoded so far are dropped (the next writer shares the encoder).
+      this.#encoder.take();
       writer.close();
       error = thrown instanceof Error ? thrown : new Error(String(thrown));
     }

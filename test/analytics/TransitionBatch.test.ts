@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { TransitionBatch } from '../../src/analytics/TransitionBatch.js';
 import type { TransitionRecord } from '../../src/analytics/TransitionRecord.js';
 import type { TransitionRun } from '../../src/analytics/TransitionSink.js';
@@ -114,5 +115,50 @@ describe('TransitionBatch and TransitionWriters', () => {
     expect(warnings.map((w) => [(w as NodeJS.ErrnoException).code, w.message])).toEqual([
       ['SWITCHBOARD_TRANSITION_WRITER', expect.stringMatching(/^The JSONL transition writer thread could not load file:.*no-such-dir.*written in the run's own thread/)],
     ]);
+  });
+
+  it('tell the recorders whose lines a writer thread that died had not written, and write none of their later lines wrong', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const file = tempFile();
+    const other = tempFile();
+    const list = records(4, 17);
+    const thread = new TransitionWriterThread(new URL('../support/dyingTransitionWriters.ts', import.meta.url).href);
+    const errors: Error[] = [];
+    const otherErrors: Error[] = [];
+    const batch = new TransitionBatch(2);
+    const otherBatch = new TransitionBatch(2);
+    const id = TransitionWriterThread.nextId();
+    const otherId = TransitionWriterThread.nextId();
+    const add = (b: TransitionBatch, { run, record }: { run: TransitionRun; record: TransitionRecord }) => b.add(run, record.from, record.to, record.at, record.durationMs, record.tokens, record.costUsd, record.nodeType, record.label);
+    // A full batch, written (the file left open, its tables on the thread), and another recorder's, written and closed.
+    add(batch, list[0]!);
+    add(batch, list[1]!);
+    thread.send({ id, file, first: true, batch: batch.take(), keepOpen: true }, (error) => errors.push(error));
+    add(otherBatch, list[0]!);
+    thread.send({ id: otherId, file: other, first: true, batch: otherBatch.take(), keepOpen: false }, (error) => otherErrors.push(error));
+    otherBatch.restart(); // as a recorder does when it closes its file (the thread forgets its tables)
+    thread.settle();
+    expect(readFileSync(file, 'utf8')).toBe(expected(list.slice(0, 2)));
+    // The next batch (3 lines) kills the thread before it is written; the process goes on.
+    for (const r of list.slice(1, 4)) add(batch, r);
+    thread.send({ id, file, first: false, batch: batch.take(), keepOpen: true }, (error) => errors.push(error));
+    await until('the thread to stop', () => warnings.length > 0);
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/^the transition writer thread stopped before writing every line sent to it/)]);
+    // Its next batch cannot be written here (the string tables died with the thread): refused, not written with holes.
+    add(batch, list[3]!);
+    thread.send({ id, file, first: false, batch: batch.take(), keepOpen: false }, (error) => errors.push(error));
+    thread.settle();
+    expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/stopped before writing/), expect.stringMatching(/refers to \d+ strings and \d+ runs sent before/)]);
+    expect(readFileSync(file, 'utf8')).toBe(expected(list.slice(0, 2)));
+    // A recorder that had nothing outstanding writes on, in this thread.
+    add(otherBatch, list[2]!);
+    thread.send({ id: otherId, file: other, first: false, batch: otherBatch.take(), keepOpen: false }, (error) => otherErrors.push(error));
+    thread.settle();
+    expect(otherErrors).toEqual([]);
+    expect(readFileSync(other, 'utf8')).toBe(expected([list[0]!, list[2]!]));
+    process.off('warning', onWarning);
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/^The JSONL transition writer thread stopped/)]);
   });
 });
