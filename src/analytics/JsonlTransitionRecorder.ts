@@ -29,8 +29,9 @@ export interface JsonlTransitionRecorderOptions extends CostOptions {
  * starts to wait (its last transition is the one to `__end__:`), at the latest `flushMs` after a
  * line was made, and on {@link flush}. A full batch is written while the run goes on; at a run's
  * end or wait, on the timer and on {@link flush}, the recorder waits until every line it handed over
- * is in the file, so the file holds every ended run complete when the run returns, and a process
- * that dies loses at most the lines of the runs still going made in the last `flushMs`. Between the
+ * is in the file, so the file holds every ended run complete when the run returns; a process that
+ * exits (or calls `process.exit()`) first gives the thread time to write the batches it was handed,
+ * and a process that dies loses at most the lines of the runs still going made in the last `flushMs`. Between the
  * full batches of runs going on the file stays open, and it is closed by every other write and at
  * the latest `flushMs` after the last one (a file renamed meanwhile takes the lines of that time).
  * Many runs (or a resumed one) can append to the same file (a recorder that finds it ending inside a

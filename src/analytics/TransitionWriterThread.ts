@@ -58,6 +58,11 @@ export class TransitionWriterThread {
       });
       // After the listeners (adding one refers the thread again): the thread does not keep the process alive.
       this.#worker.unref();
+      // A process that ends (or calls process.exit()) while runs go on keeps the full batches it
+      // already handed over, as when they were written at once: the thread is given time to write them.
+      process.once('exit', () => {
+        if (this.#local === null && Atomics.load(this.#state, WRITER_DONE) < this.#seq) this.settle();
+      });
     } catch (error) {
       this.#fail(`could not start: ${(error as Error).message}`);
     }

@@ -158,6 +158,26 @@ describe('JsonlTransitionRecorder writes in batches', () => {
     expect(readTransitionsFile(out)).toEqual(result.records);
   }, 90_000);
 
+  it('keeps the full batches handed to the writer thread when the process exits in the middle of a run', async () => {
+    const file = tempFile();
+    // Step 200 ends the process: the run has made 200 transitions (its start and 199 edges), all in
+    // full batches of 2, handed to the writer thread as they filled, the last just before the exit.
+    const script = `
+      import { JsonlTransitionRecorder, StateGraph } from './src/index.ts';
+      const recorder = new JsonlTransitionRecorder(process.argv[1], { batch: 2, flushMs: 60000 });
+      let n = 0;
+      const graph = new StateGraph({ name: 'exits', maxSteps: 1000 })
+        .addNode('a', () => { n += 1; if (n === 200) process.exit(0); return null; })
+        .start('a')
+        .addConditionalEdges('a', () => 'a');
+      await graph.run('go', { recorders: [recorder] });
+    `;
+    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 60_000 });
+    const records = readTransitionsFile(file);
+    expect(records).toHaveLength(200);
+    expect(records.filter((r) => r.from === 'a' && r.to === 'a')).toHaveLength(199);
+  }, 90_000);
+
   it('keeps a write error and stops, the run going on', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-jsonl-batch-'));
     dirs.push(dir);
