@@ -36,8 +36,8 @@ export class TransitionBatch implements TransitionSink {
   readonly #index = new Map<string, number>();
   #strings: string[] = [];
   #stringBase = 0;
-  /** Each run's index in the run table, with the tables' epoch it was given in. */
-  readonly #runIndex = new WeakMap<TransitionRun, { epoch: number; index: number }>();
+  /** Each run's index in the run table (a new map when the tables start anew). */
+  #runIndex = new WeakMap<TransitionRun, number>();
   #runs: number[] = [];
   #runBase = 0;
   #runCount = 0;
@@ -120,22 +120,19 @@ export class TransitionBatch implements TransitionSink {
     this.#runBase = 0;
     this.#runCount = 0;
     this.#lastRun = null;
-    this.#tableEpoch++;
+    this.#runIndex = new WeakMap();
   }
 
-  /** Bumped when the tables start anew: run indexes given before it are stale. */
-  #tableEpoch = 0;
-
   #runOf(run: TransitionRun): number {
-    let known = this.#runIndex.get(run);
-    if (known === undefined || known.epoch !== this.#tableEpoch) {
-      known = { epoch: this.#tableEpoch, index: this.#runCount++ };
+    let index = this.#runIndex.get(run);
+    if (index === undefined) {
+      index = this.#runCount++;
       this.#runs.push(this.#str(run.runId), this.#str(run.workflow), run.path === undefined ? -1 : this.#str(run.path));
-      this.#runIndex.set(run, known);
+      this.#runIndex.set(run, index);
     }
     this.#lastRun = run;
-    this.#lastRunIndex = known.index;
-    return known.index;
+    this.#lastRunIndex = index;
+    return index;
   }
 
   #str(value: string): number {
