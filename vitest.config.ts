@@ -3,13 +3,17 @@ import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/LongestFirstSequencer.js';
 
-// The tests run the TypeScript sources, never a build: `switchboard` and `switchboard/testing`
-// resolve to src/ through the "switchboard-source" export condition, here and in every process a
-// test starts (the CLI, examples, workers inherit NODE_OPTIONS).
+// The test files run the TypeScript sources: `switchboard`, `switchboard/engine` and
+// `switchboard/testing` resolve to src/ through the "switchboard-source" export condition (below).
+// The processes a test starts (the CLI, fixtures killed and recovered, queue workers, examples) run
+// the build in dist/, as an installed package does: globalSetup builds it when the sources changed
+// since (test/support/ensureBuild.ts), and the fixtures they load import the package by name, so
+// they share its one copy of the engine. Started from the sources through tsx, each of those
+// processes took about three times the CPU. SWITCHBOARD_TEST_FROM_SOURCE=1 runs them from the
+// sources instead (the source condition in NODE_OPTIONS, which they inherit).
 const SOURCE_CONDITION = 'switchboard-source';
-if (!(process.env.NODE_OPTIONS ?? '').includes(`--conditions=${SOURCE_CONDITION}`)) {
-  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --conditions=${SOURCE_CONDITION}`.trim();
-}
+const inherited = (process.env.NODE_OPTIONS ?? '').replaceAll(`--conditions=${SOURCE_CONDITION}`, '').trim();
+process.env.NODE_OPTIONS = process.env.SWITCHBOARD_TEST_FROM_SOURCE === '1' ? `${inherited} --conditions=${SOURCE_CONDITION}`.trim() : inherited;
 
 // Without vite's `module` condition: externalized packages are loaded by Node, and some (such as
 // @opentelemetry/api) point `module` at an ESM build with extensionless imports Node cannot load.

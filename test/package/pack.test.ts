@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -9,13 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The package as a user gets it: `npm pack` (which builds dist/ through `prepare`), installed into
 // an empty folder, used from plain Node and from a type-checked TypeScript consumer. The install is
 // offline: the package's dependencies are linked from this checkout's node_modules, and npm resolves
-// the tarball against them.
+// the tarball against them. It packs a copy of the checkout: `prepare` starts by removing dist/,
+// which the other tests' child processes are running meanwhile (see test/support/ensureBuild.ts).
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string> };
 
 let dir: string;
+/** The copy of the checkout that is packed (and built by `prepare`). */
+let source: string;
 let consumer: string;
 let files: string[];
 /** A plain environment: no source condition (the tests' NODE_OPTIONS), no keys. */
@@ -26,7 +29,12 @@ const node = (args: string[], extra: Record<string, string> = {}) => run(process
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'switchboard-pack-'));
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+  source = join(dir, 'source');
+  for (const entry of ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'bin', 'src', 'machines', 'specialists', 'web', 'scripts']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: source, env, maxBuffer: 64 * 1024 * 1024 });
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
   files = info!.files.map((f) => f.path);
   consumer = join(dir, 'consumer');
@@ -144,7 +152,7 @@ process.on('exit', () => appendFileSync(process.env.LOADS_FILE, Object.keys(cach
     const bin = join(consumer, 'node_modules', '.bin', 'switchboard');
     // The runtime is bundled (dist/bundle/): a bundle file loaded stands for the compiled modules it
     // holds (the build's meta.json lists them), so the checks below name dist/'s modules as before.
-    const holds = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as Record<string, string[]>;
+    const holds = JSON.parse(readFileSync(join(source, 'dist', 'bundle', 'meta.json'), 'utf8')) as Record<string, string[]>;
     const unbundled = (url: string) => {
       const [, pkg, file] = /^(.*\/node_modules\/switchboard\/)dist\/bundle\/(.+\.js)$/.exec(url) ?? [];
       if (pkg === undefined || file === undefined) return [url];

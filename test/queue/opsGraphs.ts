@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentContext, HumanGate, StateGraph, Workflow, step } from '../../src/index.js';
+import { AgentContext, HumanGate, StateGraph, Workflow, step } from 'switchboard';
 
 /**
  * A graphs module for the queue's worker processes: `timed-review` waits at a HumanGate whose
