@@ -7,19 +7,8 @@ import { StoreError } from './StoreError.js';
 import { decodeStored } from './storedJson.js';
 import { eventRows, firstSeqs, readEventRows, seqConflict, type EventRow, type RunSeqs, type ReadEventRow } from './eventRows.js';
 import { checkValueLimit, encodeJournalValue, joinSteps, newRunColumns, newRunRecord, parseStored, patchColumns, rowToRecord, withSteps, type RunRow } from './storeRows.js';
-import { RUN_STORE_SCHEMA } from './storeSchema.js';
+import { openSqliteFile } from './openSqliteFile.js';
 import { checkSearch, LIKE_ESCAPE, likeContains } from './runSearch.js';
-
-/** Adds the input column to a runs table made before it existed (another process may add it at the same time). */
-function addInputColumn(db: Database.Database): void {
-  const columns = db.prepare('PRAGMA table_info(runs)').all() as Array<{ name: string }>;
-  if (columns.some((c) => c.name === 'input_text')) return;
-  try {
-    db.exec('ALTER TABLE runs ADD COLUMN input_text TEXT');
-  } catch (cause) {
-    if (!/duplicate column/i.test((cause as Error).message)) throw cause;
-  }
-}
 
 /** Options for {@link SqliteRunStore}. */
 export interface SqliteRunStoreOptions {
@@ -62,12 +51,7 @@ export class SqliteRunStore implements RunStore {
     this.maxValueBytes = this.#limit;
     try {
       mkdirSync(dirname(this.file), { recursive: true });
-      this.#db = new Database(this.file);
-      this.#db.pragma('journal_mode = WAL');
-      this.#db.pragma('synchronous = NORMAL');
-      this.#db.pragma('busy_timeout = 5000');
-      this.#db.exec(RUN_STORE_SCHEMA.sqlite);
-      addInputColumn(this.#db);
+      this.#db = openSqliteFile(this.file);
     } catch (cause) {
       throw new StoreError(`cannot open the SQLite run store at ${this.file}: ${(cause as Error).message}; check the path (SWITCHBOARD_DB) and its permissions`, {
         code: 'store_config',

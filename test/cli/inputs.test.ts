@@ -212,7 +212,7 @@ describe('text from users and models on the terminal', () => {
     // The stored runs print escaped too: the answer and the error as `show` prints them, the list as `runs` does.
     const { runId: echoId } = JSON.parse(asJson.stdout) as { runId: string };
     const refusedId = /^run (\S+): failed/m.exec(refused.stdout)?.[1];
-    expect(refusedId, refused.stdout).toBeDefined();
+    expect(refusedId, `exit ${String(refused.status)}\n${refused.stdout}\n${refused.stderr}`).toBeDefined();
     const [shownAnswer, shownError, listed] = await Promise.all([
       runCli(['--db', echoDb, ...graphs, 'show', echoId]),
       runCli(['--db', echoDb, ...graphs, 'show', refusedId!]),
