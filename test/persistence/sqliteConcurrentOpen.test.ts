@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteRunStore } from '../../src/index.js';
+import { positiveIntFromEnv } from '../support/positiveIntFromEnv.js';
 
 /**
  * Several processes opening one new SQLite run store at the same moment (two `switchboard`
@@ -12,7 +13,7 @@ import { SqliteRunStore } from '../../src/index.js';
  * busy 2-core machine (at least three of 240, in 40 rounds of 6), never while the machine was quiet; this
  * runs ROUNDS rounds of 8 (SWITCHBOARD_SQLITE_OPEN_ROUNDS, default 4).
  */
-const ROUNDS = Number(process.env.SWITCHBOARD_SQLITE_OPEN_ROUNDS ?? 4);
+const ROUNDS = positiveIntFromEnv('SWITCHBOARD_SQLITE_OPEN_ROUNDS', 4);
 const PROCESSES = 8;
 const dir = mkdtempSync(join(tmpdir(), 'sb-sqlite-open-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scenarios } from '../../machines/index.js';
 import { postgresTarget, sqliteTarget, type StoreTarget } from '../persistence/storeTargets.js';
+import { positiveIntFromEnv } from '../support/positiveIntFromEnv.js';
 import { seededRandom } from '../support/seededRandom.js';
 import { planTrial } from './killPlan.js';
 import { referenceRun, runTrial, type Reference, type TrialOutcome } from './killTrial.js';
@@ -16,17 +17,10 @@ import { referenceRun, runTrial, type Reference, type TrialOutcome } from './kil
  *
  * SWITCHBOARD_KILL_TRIALS (default 50) and SWITCHBOARD_KILL_SEED (default 20261001) size and vary it.
  */
-const TRIALS = positiveInt('SWITCHBOARD_KILL_TRIALS', 50);
-const SEED = positiveInt('SWITCHBOARD_KILL_SEED', 20_261_001);
+const TRIALS = positiveIntFromEnv('SWITCHBOARD_KILL_TRIALS', 50);
+const SEED = positiveIntFromEnv('SWITCHBOARD_KILL_SEED', 20_261_001);
 /** Trials in flight at once: each is a chain of separate processes, so two keep both cores busy. */
 const PARALLEL = 2;
-
-function positiveInt(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`${name} must be a positive integer; received "${text}"`);
-  return Number(text);
-}
 
 async function withTarget<T>(make: () => StoreTarget, use: (target: StoreTarget) => Promise<T>): Promise<T> {
   const target = make();

@@ -35,8 +35,8 @@ export function buildIsFresh(root: string): boolean {
  */
 export function ensureBuild(root: string): boolean {
   if (buildIsFresh(root)) return false;
-  const env = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(/--conditions=switchboard-source/g, '').trim() };
-  const result = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, env, encoding: 'utf8' });
+  // vitest.config.ts has taken the source condition out of NODE_OPTIONS, and build.mjs runs its own child without it.
+  const result = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) {
     throw new Error(`npm run build failed (exit ${String(result.status ?? result.signal)}); the tests' child processes run the build:\n${result.stdout}${result.stderr}`);
   }
