@@ -1,0 +1,63 @@
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { implementationLoaders, isImplementationKey } from './impl/implementations.js';
+import { median } from './measure.js';
+
+/** What one child reports for one implementation, under the heap flags it was started with. */
+export interface YoungGenerationSample {
+  /** Wall milliseconds per run of the loop (median of the timed runs). */
+  wallMs: number;
+  /** Process CPU milliseconds per run (the garbage collector's helper threads included). */
+  cpuMs: number;
+  /** Milliseconds per run the young-generation collections (scavenges) took, and how many there were. */
+  scavengeMs: number;
+  scavenges: number;
+  /** Resident memory at the end, MB. */
+  rssMb: number;
+}
+
+/**
+ * `youngGenerationChild.ts <implementation> <loopSteps> <runs>`: a child of
+ * bench/youngGeneration.bench.ts. Warms the 2-node loop up, then times `runs` runs of it one after
+ * another, without a forced GC between them (the collector's own rhythm is what is measured), and
+ * sends the medians to its parent.
+ */
+const [key, stepsArg, runsArg] = process.argv.slice(2);
+if (!isImplementationKey(key)) throw new Error(`unknown implementation "${key}"`);
+const loopSteps = Number(stepsArg);
+const runs = Number(runsArg);
+const implementation = (await implementationLoaders[key]())({ loopSteps, chainLength: 5 });
+
+let scavengeMs = 0;
+let scavenges = 0;
+const observer = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if ((entry as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MINOR) continue;
+    scavengeMs += entry.duration;
+    scavenges++;
+  }
+});
+
+for (let i = 0; i < 5; i++) await implementation.loop();
+observer.observe({ entryTypes: ['gc'] });
+const wall: number[] = [];
+const cpu: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const usage = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const count = await implementation.loop();
+  wall.push(Number(process.hrtime.bigint() - start) / 1e6);
+  const used = process.cpuUsage(usage);
+  cpu.push((used.user + used.system) / 1e3);
+  if (count !== loopSteps) throw new Error(`${key} counted ${count}, expected ${loopSteps}`);
+}
+// GC entries are delivered on a later turn of the event loop.
+await new Promise((resolve) => setTimeout(resolve, 50));
+observer.disconnect();
+const sample: YoungGenerationSample = {
+  wallMs: median(wall),
+  cpuMs: median(cpu),
+  scavengeMs: scavengeMs / runs,
+  scavenges: scavenges / runs,
+  rssMb: process.memoryUsage().rss / 1e6,
+};
+process.send!(sample);
