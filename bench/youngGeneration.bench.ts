@@ -7,18 +7,21 @@ import { writeResultsSection } from './resultsSection.js';
 import type { YoungGenerationSample } from './youngGenerationChild.js';
 
 /**
- * `npm run bench:young`: how the size of V8's young generation changes a long loop of fast steps.
- * Each sample is a fresh child process (bench/youngGenerationChild.ts) started with or without
+ * `npm run bench:young`: how the size of V8's young generation changes a long loop of fast steps,
+ * on the built package (the npm script builds it first; the sources loaded through tsx behave
+ * differently, see bench/steadyOverhead.bench.ts). Each sample is a fresh child process
+ * (bench/youngGenerationChild.ts) started with or without
  * `--max-semi-space-size`, timing 10 runs of the 10,000-step 2-node loop one after another. The
  * variants of one implementation run one after the other in rotated order, SWITCHBOARD_BENCH_PAIRS
  * rounds (default 5); each round's ratio to the default flags is kept and the median reported.
  */
 const CHILD = fileURLToPath(new URL('./youngGenerationChild.ts', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../dist/bundle/index.js', import.meta.url));
 const ROUNDS = Number(process.env['SWITCHBOARD_BENCH_PAIRS'] ?? 5);
 const STEPS = 10_000;
 const RUNS = 10;
 const IMPLEMENTATIONS: { key: ImplementationKey; name: string }[] = [
-  { key: 'switchboard', name: 'Switchboard' },
+  { key: 'switchboard', name: 'Switchboard (the build)' },
   { key: 'xstate', name: 'bare XState v5' },
 ];
 const VARIANTS: { label: string; flags: string[] }[] = [
@@ -55,8 +58,8 @@ const FINDINGS = `What the table shows, and what was measured by hand on 2026-12
 
 function sampleInChild(key: ImplementationKey, flags: string[]): Promise<YoungGenerationSample> {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [key, String(STEPS), String(RUNS)], {
-      execArgv: ['--import', 'tsx', '--conditions=switchboard-source', ...flags],
+    const child = fork(CHILD, [key, String(STEPS), String(RUNS), BUNDLE], {
+      execArgv: ['--import', 'tsx', ...flags],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let sample: YoungGenerationSample | null = null;
@@ -103,7 +106,8 @@ const loadAfter = loadavg()[0] ?? 0;
 
 const table = `## Young generation size (bench/youngGeneration.bench.ts)
 
-Run: \`npm run bench:young\`. The 10,000-step 2-node loop of the engine benchmark, ${RUNS} runs one after
+Run: \`npm run bench:young\`. The 10,000-step 2-node loop of the engine benchmark (Switchboard as the built
+package, \`dist/bundle/index.js\`), ${RUNS} runs one after
 another in a fresh child process per sample (warmed up with 5 runs, no forced GC between runs, so the
 collector keeps its own rhythm), started with Node's default heap flags or with a larger
 \`--max-semi-space-size\` (MB per semi-space of V8's young generation); ${ROUNDS} rounds, the variants in

@@ -1,4 +1,7 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import type { WorkflowContext } from '../src/index.js';
+import type { Implementation } from './impl/Implementation.js';
 import { implementationLoaders, isImplementationKey } from './impl/implementations.js';
 import { median } from './measure.js';
 
@@ -16,16 +19,32 @@ export interface YoungGenerationSample {
 }
 
 /**
- * `youngGenerationChild.ts <implementation> <loopSteps> <runs>`: a child of
+ * `youngGenerationChild.ts <implementation> <loopSteps> <runs> [dist/bundle/index.js]`: a child of
  * bench/youngGeneration.bench.ts. Warms the 2-node loop up, then times `runs` runs of it one after
  * another, without a forced GC between them (the collector's own rhythm is what is measured), and
- * sends the medians to its parent.
+ * sends the medians to its parent. With a bundle, Switchboard is the built package, as an
+ * application imports it, instead of the sources.
  */
-const [key, stepsArg, runsArg] = process.argv.slice(2);
+const [key, stepsArg, runsArg, bundle] = process.argv.slice(2);
 if (!isImplementationKey(key)) throw new Error(`unknown implementation "${key}"`);
 const loopSteps = Number(stepsArg);
 const runs = Number(runsArg);
-const implementation = (await implementationLoaders[key]())({ loopSteps, chainLength: 5 });
+const implementation = key === 'switchboard' && bundle !== undefined ? await builtLoop(bundle) : (await implementationLoaders[key]())({ loopSteps, chainLength: 5 });
+
+/** The loop of bench/impl/switchboard.ts on the built package. */
+async function builtLoop(path: string): Promise<Implementation> {
+  const { END, StateGraph } = (await import(pathToFileURL(path).href)) as typeof import('../src/index.js');
+  const increment = (ctx: WorkflowContext): null => {
+    ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
+    return null;
+  };
+  const done = (ctx: WorkflowContext) => (ctx.get<number>('count') ?? 0) >= loopSteps;
+  const graph = new StateGraph({ name: 'loop', maxSteps: loopSteps }).addNode('a', increment).addNode('b', increment).start('a')
+    .addConditionalEdges('a', (ctx) => (done(ctx) ? END : 'b'))
+    .addConditionalEdges('b', (ctx) => (done(ctx) ? END : 'a'));
+  const loop = async () => (await graph.run('go')).state.get('count') as number;
+  return { name: 'Switchboard (build)', loop, chain: loop };
+}
 
 let scavengeMs = 0;
 let scavenges = 0;
