@@ -1,5 +1,5 @@
-import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { forkSample } from './forkSample.js';
 import type { ImplementationKey } from './impl/implementations.js';
 import type { MemorySample } from './memoryChild.js';
 
@@ -14,18 +14,7 @@ export interface MemoryRunOptions {
 /** Forks one child (tsx, `--expose-gc`) that measures one batch of `key`, and resolves with its report. */
 export function measureInChild(key: ImplementationKey, options: MemoryRunOptions): Promise<MemorySample> {
   const args = [key, options.loopSteps, options.chainLength, options.concurrency].map(String);
-  return new Promise((resolve, reject) => {
-    const child = fork(CHILD, args, { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let report: MemorySample | null = null;
-    child.on('message', (message) => {
-      report = message as MemorySample;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0 && report !== null) resolve(report);
-      else reject(new Error(`memory child for ${key} exited with code ${code} without a report`));
-    });
-  });
+  return forkSample(CHILD, args, ['--import', 'tsx', '--expose-gc'], `memory child for ${key}`);
 }
 
 /**

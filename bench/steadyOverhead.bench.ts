@@ -1,6 +1,6 @@
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { forkSample } from './forkSample.js';
 import { median } from './measure.js';
 import { writeResultsSection } from './resultsSection.js';
 import type { SteadySample, SteadyVariant } from './steadyOverheadChild.js';
@@ -27,21 +27,7 @@ const VARIANTS: { key: SteadyVariant; label: string }[] = [
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function sampleInChild(variant: SteadyVariant): Promise<SteadySample> {
-  return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [variant, String(PAIRS), BUNDLE], {
-      execArgv: ['--import', 'tsx', ...FLAGS],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let sample: SteadySample | null = null;
-    child.on('message', (message) => {
-      sample = message as SteadySample;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0 && sample !== null) resolve(sample);
-      else reject(new Error(`steady-overhead child for ${variant} exited with code ${code} without a sample`));
-    });
-  });
+  return forkSample(CHILD, [variant, String(PAIRS), BUNDLE], ['--import', 'tsx', ...FLAGS], `the steady-overhead child for ${variant}`);
 }
 
 const quartiles = (xs: number[]) => {

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { WorkflowContext } from '../src/index.js';
+import { wallAndCpuAsItIs } from './measure.js';
+import { twoNodeLoop } from './twoNodeLoop.js';
 
 /** The variants bench/steadyOverhead.bench.ts measures, each in a child of its own. */
 export type SteadyVariant = 'budget' | 'counting' | 'kept' | 'jsonl';
@@ -28,14 +29,7 @@ const pairs = Number(pairsArg);
 const { END, JsonlTransitionRecorder, StateGraph, TransitionRecorder } = (await import(pathToFileURL(bundle).href)) as typeof import('../src/index.js');
 const dir = mkdtempSync(join(tmpdir(), 'sb-steady-'));
 
-const inc = (ctx: WorkflowContext): null => {
-  ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
-  return null;
-};
-const done = (ctx: WorkflowContext) => (ctx.get<number>('count') ?? 0) >= STEPS;
-const loop = new StateGraph({ name: 'loop', maxSteps: STEPS }).addNode('a', inc).addNode('b', inc).start('a')
-  .addConditionalEdges('a', (ctx) => (done(ctx) ? END : 'b'))
-  .addConditionalEdges('b', (ctx) => (done(ctx) ? END : 'a'));
+const loop = twoNodeLoop({ END, StateGraph }, STEPS);
 const budget = { maxCost: 1_000, maxTokens: 1e12, maxIterations: 1e9, maxDuration: 2_000_000_000 };
 let files = 0;
 const withIt: Record<SteadyVariant, () => Promise<unknown>> = {
@@ -51,15 +45,6 @@ const withIt: Record<SteadyVariant, () => Promise<unknown>> = {
 const without = () => loop.run('go');
 if (!Object.hasOwn(withIt, variant)) throw new Error(`unknown variant "${variant}": one of ${Object.keys(withIt).join(', ')}`);
 
-async function timed(task: () => Promise<unknown>): Promise<[number, number]> {
-  const cpu = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  await task();
-  const wall = Number(process.hrtime.bigint() - start) / 1e6;
-  const used = process.cpuUsage(cpu);
-  return [wall, (used.user + used.system) / 1e3];
-}
-
 try {
   for (let i = 0; i < 5; i++) {
     await without();
@@ -67,8 +52,8 @@ try {
   }
   const sample: SteadySample = { wall: [], cpu: [], withoutMs: [], withMs: [] };
   for (let i = 0; i < pairs; i++) {
-    const first = await timed(i % 2 === 0 ? without : withIt[variant]);
-    const second = await timed(i % 2 === 0 ? withIt[variant] : without);
+    const first = await wallAndCpuAsItIs(i % 2 === 0 ? without : withIt[variant]);
+    const second = await wallAndCpuAsItIs(i % 2 === 0 ? withIt[variant] : without);
     const [bare, measured] = i % 2 === 0 ? [first, second] : [second, first];
     sample.wall.push(measured[0] / bare[0]);
     sample.cpu.push(measured[1] / bare[1]);

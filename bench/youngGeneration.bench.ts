@@ -1,7 +1,7 @@
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ImplementationKey } from './impl/implementations.js';
+import { forkSample } from './forkSample.js';
 import { median } from './measure.js';
 import { writeResultsSection } from './resultsSection.js';
 import type { YoungGenerationSample } from './youngGenerationChild.js';
@@ -57,21 +57,7 @@ const FINDINGS = `What the table shows, and what was measured by hand on 2026-12
   spends its time there, not here. Bare XState gains less from it (its loop also keeps more of each step alive).`;
 
 function sampleInChild(key: ImplementationKey, flags: string[]): Promise<YoungGenerationSample> {
-  return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [key, String(STEPS), String(RUNS), BUNDLE], {
-      execArgv: ['--import', 'tsx', ...flags],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let sample: YoungGenerationSample | null = null;
-    child.on('message', (message) => {
-      sample = message as YoungGenerationSample;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code === 0 && sample !== null) resolve(sample);
-      else reject(new Error(`young-generation child for ${key} (${flags.join(' ') || 'default flags'}) exited with code ${code} without a sample`));
-    });
-  });
+  return forkSample(CHILD, [key, String(STEPS), String(RUNS), BUNDLE], ['--import', 'tsx', ...flags], `the young-generation child for ${key} (${flags.join(' ') || 'default flags'})`);
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);

@@ -1,9 +1,9 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { WorkflowContext } from '../src/index.js';
 import type { Implementation } from './impl/Implementation.js';
 import { implementationLoaders, isImplementationKey } from './impl/implementations.js';
 import { median } from './measure.js';
+import { twoNodeLoop, type LoopLibrary } from './twoNodeLoop.js';
 
 /** What one child reports for one implementation, under the heap flags it was started with. */
 export interface YoungGenerationSample {
@@ -33,15 +33,7 @@ const implementation = key === 'switchboard' && bundle !== undefined ? await bui
 
 /** The loop of bench/impl/switchboard.ts on the built package. */
 async function builtLoop(path: string): Promise<Implementation> {
-  const { END, StateGraph } = (await import(pathToFileURL(path).href)) as typeof import('../src/index.js');
-  const increment = (ctx: WorkflowContext): null => {
-    ctx.put('count', (ctx.get<number>('count') ?? 0) + 1);
-    return null;
-  };
-  const done = (ctx: WorkflowContext) => (ctx.get<number>('count') ?? 0) >= loopSteps;
-  const graph = new StateGraph({ name: 'loop', maxSteps: loopSteps }).addNode('a', increment).addNode('b', increment).start('a')
-    .addConditionalEdges('a', (ctx) => (done(ctx) ? END : 'b'))
-    .addConditionalEdges('b', (ctx) => (done(ctx) ? END : 'a'));
+  const graph = twoNodeLoop((await import(pathToFileURL(path).href)) as LoopLibrary, loopSteps);
   const loop = async () => (await graph.run('go')).state.get('count') as number;
   return { name: 'Switchboard (build)', loop, chain: loop };
 }
