@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,6 +59,11 @@ try {
     sample.cpu.push(measured[1] / bare[1]);
     sample.withoutMs.push(bare[0]);
     sample.withMs.push(measured[0]);
+  }
+  // The last file the JSONL recorder wrote holds its whole run: one line per transition.
+  if (variant === 'jsonl') {
+    const lines = readFileSync(join(dir, `t-${files - 1}.jsonl`), 'utf8').split('\n').length - 1;
+    if (lines !== STEPS + 1) throw new Error(`the JSONL recorder wrote ${lines} lines, expected ${STEPS + 1}`);
   }
   process.send!(sample);
 } finally {
