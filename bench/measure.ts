@@ -20,6 +20,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The lower and upper quartiles of `xs`, as text: \`1.020–1.075\`. */
+export function quartiles(xs: readonly number[]): string {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(3);
+  return `${q(0.25)}–${q(0.75)}`;
+}
+
 /** Wall milliseconds and process CPU milliseconds (process.cpuUsage: other threads' garbage collection included) one call takes, after a full GC. */
 export async function wallAndCpu(task: () => Promise<unknown>): Promise<[wall: number, cpu: number]> {
   collectGarbage();

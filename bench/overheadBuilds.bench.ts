@@ -3,7 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildArgs } from './buildArgs.js';
-import { median, wallAndCpu } from './measure.js';
+import { median, quartiles, wallAndCpu } from './measure.js';
 
 /**
  * `npx tsx bench/overheadBuilds.bench.ts before=<bundle> after=<bundle> …` (not part of `npm run bench`;
@@ -64,11 +64,7 @@ function variantsOf(sb: any): Record<string, [Task, Task]> {
   };
 }
 
-const summary = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(3);
-  return `${median(xs).toFixed(3)} (${q(0.25)}–${q(0.75)})`;
-};
+const summary = (xs: number[]) => `${median(xs).toFixed(3)} (${quartiles(xs)})`;
 
 try {
   const builds: { label: string; variants: Record<string, [Task, Task]> }[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { END, JsonlTransitionRecorder, StateGraph, TransitionRecorder, Workflow, step, type BudgetOptions, type WorkflowContext } from '../src/index.js';
-import { median, wallAndCpu } from './measure.js';
+import { median, quartiles, wallAndCpu } from './measure.js';
 
 /**
  * `npx tsx --conditions=switchboard-source bench/overheadCpu.bench.ts` (not part of `npm run bench`;
@@ -39,12 +39,6 @@ const variants: Record<string, [() => Promise<unknown>, () => Promise<unknown>]>
 };
 const only = process.env['SWITCHBOARD_BENCH_ONLY']?.split(',');
 const names = Object.keys(variants).filter((name) => only === undefined || only.includes(name));
-
-const quartiles = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(3);
-  return `${q(0.25)}–${q(0.75)}`;
-};
 
 try {
   for (let i = 0; i < 3; i++) for (const name of names) for (const task of variants[name]!) await task();

@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { forkSample } from './forkSample.js';
-import { median } from './measure.js';
+import { median, quartiles } from './measure.js';
 import { writeResultsSection } from './resultsSection.js';
 import type { SteadySample, SteadyVariant } from './steadyOverheadChild.js';
 
@@ -30,12 +30,6 @@ function sampleInChild(variant: SteadyVariant): Promise<SteadySample> {
   return forkSample(CHILD, [variant, String(PAIRS), BUNDLE], ['--import', 'tsx', ...FLAGS], `the steady-overhead child for ${variant}`);
 }
 
-const quartiles = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.floor(p * (sorted.length - 1))]!.toFixed(3);
-  return `${q(0.25)}–${q(0.75)}`;
-};
-
 const started = Date.now();
 const rows: string[] = [];
 for (const { key, label } of VARIANTS) {
@@ -49,13 +43,13 @@ for (const { key, label } of VARIANTS) {
 const section = `## Overheads in a long-running process (bench/steadyOverhead.bench.ts)
 
 Run: \`npm run bench:steady\`. The 2-node loop of bench/transitions.bench.ts, 10,000 steps, without
-and with a budget (as bench/budget.bench.ts sets it) or a transition recorder, back to back in ${PAIRS} pairs (alternating order) in one child process per variant,
-started with \`${FLAGS.join(' ')}\` and with no forced GC before a run, importing the built package
+and with a budget (as bench/budget.bench.ts sets it) or a transition recorder, back to back in
+${PAIRS} pairs (alternating order) in one child process per variant, started with \`${FLAGS.join(' ')}\` and with no forced GC before a run, importing the built package
 (\`dist/bundle/index.js\`): the conditions of an application that runs loop after loop, with the young
 generation the README recommends for such loops. The sources loaded through tsx (as the other benchmarks
 load them) keep the loop in the slow young-generation state even with this flag: 125–164 ms a run
-without a recorder, against 73–75 ms for the build (scratch, 21 pairs each, 2026-12-08). The other two
-benchmarks force a full GC before every run; that puts each run back into the young-generation state
+without a recorder, against 73–75 ms for the build (scratch, 21 pairs each, 2026-12-08).
+bench/budget.bench.ts and bench/transitions.bench.ts force a full GC before every run; that puts each run back into the young-generation state
 bench/youngGeneration.bench.ts describes (the loop without a recorder took 137.7 ms a run there with
 this flag, against 74.4 ms without the forced GC: scratch runs of 21 pairs, 2026-12-08), and their
 quartiles span ±5–15 %. Goal: under 1.10×. ${new Date().toISOString()}, Node ${process.version}, 2 cores,

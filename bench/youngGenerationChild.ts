@@ -1,8 +1,9 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { countOf } from './impl/countOf.js';
 import type { Implementation } from './impl/Implementation.js';
 import { implementationLoaders, isImplementationKey } from './impl/implementations.js';
-import { median } from './measure.js';
+import { median, wallAndCpuAsItIs } from './measure.js';
 import { twoNodeLoop, type LoopLibrary } from './twoNodeLoop.js';
 
 /** What one child reports for one implementation, under the heap flags it was started with. */
@@ -34,7 +35,7 @@ const implementation = key === 'switchboard' && bundle !== undefined ? await bui
 /** The loop of bench/impl/switchboard.ts on the built package. */
 async function builtLoop(path: string): Promise<Implementation> {
   const graph = twoNodeLoop((await import(pathToFileURL(path).href)) as LoopLibrary, loopSteps);
-  const loop = async () => (await graph.run('go')).state.get('count') as number;
+  const loop = async () => countOf(await graph.run('go'));
   return { name: 'Switchboard (build)', loop, chain: loop };
 }
 
@@ -53,12 +54,12 @@ observer.observe({ entryTypes: ['gc'] });
 const wall: number[] = [];
 const cpu: number[] = [];
 for (let i = 0; i < runs; i++) {
-  const usage = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const count = await implementation.loop();
-  wall.push(Number(process.hrtime.bigint() - start) / 1e6);
-  const used = process.cpuUsage(usage);
-  cpu.push((used.user + used.system) / 1e3);
+  let count = 0;
+  const [wallMs, cpuMs] = await wallAndCpuAsItIs(async () => {
+    count = await implementation.loop();
+  });
+  wall.push(wallMs);
+  cpu.push(cpuMs);
   if (count !== loopSteps) throw new Error(`${key} counted ${count}, expected ${loopSteps}`);
 }
 // GC entries are delivered on a later turn of the event loop.

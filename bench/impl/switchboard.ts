@@ -1,4 +1,5 @@
-import { END, StateGraph, type WorkflowContext, type WorkflowRun } from '../../src/index.js';
+import { END, StateGraph, type WorkflowContext } from '../../src/index.js';
+import { countOf } from './countOf.js';
 import type { ImplementationFactory } from './Implementation.js';
 
 function increment(ctx: WorkflowContext): null {
@@ -6,10 +7,6 @@ function increment(ctx: WorkflowContext): null {
   return null;
 }
 
-function countOf(run: WorkflowRun): number {
-  if (run.status !== 'completed') throw new Error(`switchboard run ended ${run.status}: ${run.error?.message ?? ''}`);
-  return run.state.get('count') as number;
-}
 
 /** Switchboard: `new StateGraph()` with ctx.put/get node bodies, run with `graph.run()`. */
 export const switchboard: ImplementationFactory = ({ loopSteps, chainLength }) => {
